@@ -1,0 +1,115 @@
+#include "headroom/trace/model.hpp"
+
+#include <algorithm>
+
+namespace headroom::trace {
+
+string_table::string_table() { intern(""); }
+
+string_id string_table::intern(std::string_view s) {
+  if (auto it = index_.find(s); it != index_.end()) return it->second;
+  const auto id = static_cast<string_id>(views_.size());
+  const std::string& stored = storage_.emplace_back(s);
+  views_.emplace_back(stored);
+  index_.emplace(views_.back(), id);
+  return id;
+}
+
+std::optional<string_id> string_table::find(std::string_view s) const {
+  if (auto it = index_.find(s); it != index_.end()) return it->second;
+  return std::nullopt;
+}
+
+void trace::warn(std::string what) {
+  for (auto& w : warnings) {
+    if (w.what == what) {
+      ++w.count;
+      return;
+    }
+  }
+  warnings.push_back({std::move(what), 1});
+}
+
+void append(trace& into, trace&& from) {
+  std::vector<string_id> remap(from.strings.size());
+  for (string_id i = 0; i < from.strings.size(); ++i) remap[i] = into.strings.intern(from.strings[i]);
+  const auto process_base = static_cast<std::uint16_t>(into.processes.size());
+  const bool first = into.processes.empty() && into.activities.empty();
+  const bool geometry = into.geometry.size() == into.activities.size() &&
+                        from.geometry.size() == from.activities.size();
+  for (auto a : from.activities) {
+    a.name = remap[a.name];
+    a.process = static_cast<std::uint16_t>(a.process + process_base);
+    into.activities.push_back(a);
+  }
+  if (geometry) {
+    into.geometry.insert(into.geometry.end(), from.geometry.begin(), from.geometry.end());
+  } else {
+    into.geometry.clear();
+  }
+  for (auto c : from.api_calls) {
+    c.name = remap[c.name];
+    c.process = static_cast<std::uint16_t>(c.process + process_base);
+    into.api_calls.push_back(c);
+  }
+  for (auto r : from.ranges) {
+    r.name = remap[r.name];
+    r.process = static_cast<std::uint16_t>(r.process + process_base);
+    into.ranges.push_back(r);
+  }
+  for (auto d : from.devices) {
+    d.process = static_cast<std::uint16_t>(d.process + process_base);
+    into.devices.push_back(std::move(d));
+  }
+  for (auto& p : from.processes) into.processes.push_back(std::move(p));
+  for (auto& w : from.warnings) {
+    for (std::uint64_t i = 0; i < w.count; ++i) into.warn(w.what);
+  }
+  if (into.platform.empty()) into.platform = from.platform;
+  into.dropped_records += from.dropped_records;
+  if (first) into.format = from.format;
+}
+
+std::string_view to_string(activity_kind k) {
+  switch (k) {
+    case activity_kind::kernel: return "kernel";
+    case activity_kind::memcpy: return "memcpy";
+    case activity_kind::memset: return "memset";
+  }
+  return "?";
+}
+
+std::string_view to_string(copy_kind k) {
+  switch (k) {
+    case copy_kind::none: return "none";
+    case copy_kind::host_to_device: return "HtoD";
+    case copy_kind::device_to_host: return "DtoH";
+    case copy_kind::device_to_device: return "DtoD";
+    case copy_kind::peer_to_peer: return "PtoP";
+    case copy_kind::host_to_host: return "HtoH";
+    case copy_kind::other: return "other";
+  }
+  return "?";
+}
+
+std::string_view to_string(range_kind k) {
+  switch (k) {
+    case range_kind::cpu_annotation: return "cpu_annotation";
+    case range_kind::gpu_annotation: return "gpu_annotation";
+    case range_kind::nvtx: return "nvtx";
+    case range_kind::mark: return "mark";
+  }
+  return "?";
+}
+
+std::string_view to_string(source_format f) {
+  switch (f) {
+    case source_format::kineto_json: return "kineto-json";
+    case source_format::nsys_sqlite: return "nsys-sqlite";
+    case source_format::headroom_store: return "headroom-store";
+    case source_format::synthetic: return "synthetic";
+  }
+  return "?";
+}
+
+}  // namespace headroom::trace

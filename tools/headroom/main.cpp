@@ -1,0 +1,49 @@
+// headroom: what is a faster kernel worth here?
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "command.hpp"
+#include "headroom/util/error.hpp"
+
+namespace headroom::cli {
+std::vector<command>& registry() {
+  static std::vector<command> commands;
+  return commands;
+}
+}  // namespace headroom::cli
+
+int main(int argc, char** argv) {
+  using namespace headroom;
+  CLI::App app{
+      "headroom: what is a faster kernel worth in this workload?\n"
+      "Classifies every GPU kernel of a trace, finds the share of wall clock a new kernel could\n"
+      "replace (the addressable fraction), and projects what a kernel speedup buys end to end."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "headroom 0.1.0");
+  app.footer("Run 'headroom COMMAND --help' for a command's options. docs/method.md defines every figure.");
+
+  auto& commands = cli::registry();
+  std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  for (auto& c : commands) {
+    auto run = c.setup(app);
+    runners.emplace_back(app.get_subcommand(c.name), std::move(run));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+  } catch (const input_error& e) {
+    fmt::print(stderr, "headroom: {}\n", e.what());
+    return 2;
+  }
+  return 1;
+}
