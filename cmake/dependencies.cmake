@@ -1,5 +1,4 @@
 # Every dependency is a Debian package (scripts/install-deps lists them); README.md says what each is for.
-find_package(PkgConfig REQUIRED)
 find_package(simdjson REQUIRED)          # libsimdjson-dev: the Kineto JSON reader
 find_package(fmt REQUIRED)               # libfmt-dev: formatting of tables and messages
 find_package(CLI11 REQUIRED)             # libcli11-dev: command-line parsing
@@ -11,6 +10,7 @@ find_package(tomlplusplus QUIET)
 if(TARGET tomlplusplus::tomlplusplus)
   set(HEADROOM_TOMLPP tomlplusplus::tomlplusplus)
 else()
+  find_package(PkgConfig REQUIRED)
   pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
   set(HEADROOM_TOMLPP PkgConfig::TOMLPP)
 endif()

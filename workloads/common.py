@@ -1,0 +1,78 @@
+"""Shared harness for the reference workloads: run N steps, time each, optionally under a profiler.
+
+Every workload module defines build(args) -> (step_fn, description) where step_fn() runs one step
+(forward, backward and optimizer for training; forward for inference). The harness times each step
+on the host after a device synchronisation, so a step's time is its wall clock as the user sees it.
+
+Profilers (--profile):
+  none    plain run
+  torch   torch.profiler, CUDA activity only (the cheapest setting), one trace of the active steps,
+          written gzip'd as Kineto JSON with ProfilerStep#N markers
+  torch-cpu  torch.profiler with CPU and CUDA activity (what most users record)
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+
+def parse_args(add_workload_args):
+    p = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mode", choices=["train", "infer"], default="train")
+    p.add_argument("--steps", type=int, default=20, help="timed steps after warm-up")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps first (compilation, autotuning, caches)")
+    p.add_argument("--profile", choices=["none", "torch", "torch-cpu"], default="none")
+    p.add_argument("--active", type=int, default=5, help="steps recorded by torch.profiler")
+    p.add_argument("--trace", default="trace.json.gz", help="where torch.profiler's trace goes")
+    p.add_argument("--summary", default=None, help="write step times as JSON here")
+    p.add_argument("--seed", type=int, default=0)
+    add_workload_args(p)
+    return p.parse_args()
+
+
+def run(build, add_workload_args=lambda p: None):
+    args = parse_args(add_workload_args)
+    torch.manual_seed(args.seed)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    step, description = build(args)
+
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize()
+
+    times = []
+    prof = None
+    if args.profile != "none":
+        activities = [torch.profiler.ProfilerActivity.CUDA]
+        if args.profile == "torch-cpu":
+            activities.append(torch.profiler.ProfilerActivity.CPU)
+        # wait 1, warm-up 1, then the active steps: the warm-up step absorbs CUPTI's start-up.
+        schedule = torch.profiler.schedule(wait=1, warmup=1, active=args.active, repeat=1)
+        prof = torch.profiler.profile(activities=activities, schedule=schedule,
+                                      on_trace_ready=lambda p: p.export_chrome_trace(args.trace))
+        prof.start()
+    for _ in range(args.steps):
+        t0 = time.perf_counter()
+        step()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+        if prof is not None:
+            prof.step()
+    if prof is not None:
+        prof.stop()
+
+    med = statistics.median(times)
+    spread = (max(times) - min(times)) / med if med > 0 else 0.0
+    print(f"{description}: mode={args.mode} profile={args.profile} steps={len(times)} "
+          f"median={med * 1e3:.3f} ms spread={spread * 100:.1f}%")
+    if args.summary:
+        with open(args.summary, "w") as f:
+            json.dump({"workload": description, "mode": args.mode, "profile": args.profile,
+                       "step_seconds": times, "median_seconds": med,
+                       "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)
