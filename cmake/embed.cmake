@@ -7,6 +7,7 @@ function(headroom_embed_files target var)
     OUTPUT "${out}"
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DVAR=${var} "-DFILES=${ARGN}"
             -P "${PROJECT_SOURCE_DIR}/cmake/embed_script.cmake"
+    VERBATIM  # FILES is a list: its semicolons must reach cmake -P, not the shell
     DEPENDS ${ARGN} "${PROJECT_SOURCE_DIR}/cmake/embed_script.cmake"
     COMMENT "Embedding ${var}")
   target_sources(${target} PRIVATE "${out}")

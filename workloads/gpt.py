@@ -57,15 +57,21 @@ def add_args(p):
     p.add_argument("--seq", type=int, default=2048)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--vocab", type=int, default=32768)
+    p.add_argument("--precision", choices=["autocast", "bf16"], default="autocast",
+                   help="autocast: fp32 weights, bf16 compute (weights cast every step); "
+                        "bf16: weights and optimizer state in bf16, no casts")
 
 
 def build(args):
     dev = "cuda"
     model = GPT(args.vocab, args.d_model, args.layers, args.heads, args.seq).to(dev)
+    if args.precision == "bf16":
+        model = model.to(torch.bfloat16)
     idx = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
     tgt = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
     params = sum(p.numel() for p in model.parameters())
-    desc = f"gpt L{args.layers} d{args.d_model} seq{args.seq} batch{args.batch} ({params / 1e6:.0f}M params, bf16)"
+    desc = (f"gpt L{args.layers} d{args.d_model} seq{args.seq} batch{args.batch} "
+            f"({params / 1e6:.0f}M params, {args.precision})")
     if args.mode == "infer":
         model.eval()
 
@@ -80,7 +86,7 @@ def build(args):
     def step():
         with torch.autocast("cuda", dtype=torch.bfloat16):
             logits = model(idx)
-            loss = F.cross_entropy(logits.view(-1, logits.shape[-1]).float(), tgt.view(-1))
+            loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1))
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)

@@ -1,16 +1,13 @@
 #include "headroom/analyze/analysis.hpp"
 
 namespace headroom::analyze {
-namespace {
-double share(time_ns part, time_ns whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-}  // namespace
 
-double timeline_report::addressable_fraction() const { return share(busy_addressable, win.length()); }
-double timeline_report::addressable_exclusive_fraction() const {
-  return share(busy_addressable_exclusive, win.length());
+double timeline_report::share(time_ns t) const {
+  return wall > 0 ? static_cast<double>(t) / static_cast<double>(wall) : 0.0;
 }
-double timeline_report::idle_fraction() const { return share(win.length() - busy_all, win.length()); }
+double timeline_report::addressable_fraction() const { return share(busy_addressable); }
+double timeline_report::addressable_exclusive_fraction() const { return share(busy_addressable_exclusive); }
+double timeline_report::busy_fraction() const { return share(busy_all); }
+double timeline_report::idle_fraction() const { return wall > 0 ? 1.0 - busy_fraction() : 0.0; }
 
 }  // namespace headroom::analyze

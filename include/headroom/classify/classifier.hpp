@@ -44,8 +44,22 @@ struct classification {
   bool addressable() const { return is_addressable(prov); }
 };
 
-// Demangles an Itanium-mangled name ("_Z...", also with a leading '_' or "__device_stub__"-free);
-// returns the input unchanged when it is not mangled or does not demangle.
+// One rule as loaded, for listings (`headroom classify --list-rules`). Views live as long as the
+// classifier that returned them.
+struct rule_summary {
+  std::string_view id;
+  std::string_view origin;  // file the rule came from ("10-communication.toml", a user's path)
+  category cat = category::other;
+  provenance prov = provenance::custom;
+  std::string_view library;
+  std::string_view note;
+  std::string matchers;     // the rule's matchers, as a short human-readable text
+};
+
+// Demangles an Itanium-mangled name ("_Z...", or "__Z..." as some tools write it). A clone or
+// linker suffix (".clone.0", ".isra.1", "$local") that stops the whole name from demangling is cut,
+// the rest demangled and the suffix kept as " [suffix]". Returns the input unchanged when it is
+// not mangled or does not demangle.
 std::string demangle(std::string_view name);
 
 class classifier {
@@ -69,6 +83,8 @@ class classifier {
   classification classify(std::string_view kernel_name) const;
 
   std::size_t rule_count() const;
+  // Every rule in the order it is tried.
+  std::vector<rule_summary> rules() const;
 
  private:
   struct impl;

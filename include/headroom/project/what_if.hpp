@@ -1,0 +1,50 @@
+#pragma once
+// "What if these kernels were s times faster?": Amdahl projections over the parts of a trace that
+// a user names (every addressable kernel, a category, a kernel-name pattern).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "headroom/analyze/analysis.hpp"
+#include "headroom/classify/classifier.hpp"
+#include "headroom/trace/model.hpp"
+
+namespace headroom::project {
+
+struct speedup_rule {
+  enum class target { addressable, category, kernel_pattern };
+  target what = target::addressable;
+  classify::category cat = classify::category::other;  // target::category
+  std::string pattern;                                  // target::kernel_pattern (ECMAScript regex)
+  double speedup = 1.0;
+  std::string label() const;
+};
+
+// "gemm=1.5" and "REGEX=2" (split at the last '='); throw input_error naming the flag and the problem.
+speedup_rule parse_category_speedup(std::string_view text);
+speedup_rule parse_kernel_speedup(std::string_view text);
+speedup_rule parse_addressable_speedup(std::string_view text);  // "1.5" or "inf"
+
+struct projected_part {
+  std::string label;
+  trace::time_ns busy = 0;  // union inside the windows, summed over timelines
+  double fraction = 0.0;    // of the device-time weighted wall clock
+  double speedup = 1.0;
+};
+
+struct projection {
+  analyze::analysis_report analysis;
+  std::vector<projected_part> parts;
+  double speedup = 1.0;  // end to end, parts combined term by term
+  double ceiling = 1.0;  // every part infinitely fast
+  // End to end when every part gets the same reference speedup (project::reference_speedups()).
+  std::vector<double> at_reference;
+};
+
+// A kernel belongs to the first rule that takes it: kernel patterns first, then categories, then
+// the addressable rest; so parts never share a kernel (they may still overlap in time on other
+// streams, which docs/method.md names as this bound's optimism).
+projection project_amdahl(const trace::trace& t, const classify::classifier& c, analyze::analyze_options o,
+                          const std::vector<speedup_rule>& rules);
+
+}  // namespace headroom::project

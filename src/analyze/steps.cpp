@@ -1,0 +1,172 @@
+#include "headroom/analyze/steps.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "headroom/util/error.hpp"
+
+namespace headroom::analyze {
+
+std::string_view to_string(step_mapping m) {
+  switch (m) {
+    case step_mapping::correlation: return "GPU spans through launch correlation";
+    case step_mapping::gpu_annotation: return "GPU spans from gpu_user_annotation ranges";
+    case step_mapping::cpu_range: return "host ranges used as they are (no launch correlation)";
+  }
+  return "?";
+}
+
+namespace {
+
+std::regex compile_marker(const std::string& re) {
+  try {
+    return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    throw input_error(fmt::format("--step-marker '{}' is not a valid regular expression: {}", re, e.what()));
+  }
+}
+
+// "ProfilerStep#3" and "ProfilerStep#7" read as "ProfilerStep#3..#7".
+std::string step_span_name(std::string_view a, std::string_view b) {
+  if (a == b) return std::string(a);
+  std::size_t p = 0;
+  while (p < a.size() && p < b.size() && a[p] == b[p]) ++p;
+  while (p > 0 && std::isdigit(static_cast<unsigned char>(b[p - 1]))) --p;
+  std::string tail(b.substr(p));
+  if (p > 0 && b[p - 1] == '#') tail = "#" + tail;
+  return fmt::format("{}..{}", a, tail);
+}
+
+bool launches_work(std::string_view api_name) { return api_name.find("Launch") != std::string_view::npos; }
+
+}  // namespace
+
+step_finder::step_finder(const trace::trace& t, const std::string& marker_regex)
+    : t_(t), marker_(compile_marker(marker_regex)), marker_cache_(t.strings.size(), -1) {
+  cpu_steps_.resize(t.processes.size());
+  for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
+    const auto& r = t.ranges[i];
+    if (r.kind == trace::range_kind::mark || r.end <= r.start || !is_marker(r.name)) continue;
+    if (r.kind == trace::range_kind::gpu_annotation) {
+      gpu_steps_.push_back(i);
+    } else {
+      if (r.process >= cpu_steps_.size()) cpu_steps_.resize(r.process + 1u);
+      cpu_steps_[r.process].push_back(i);
+    }
+  }
+  const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return t.ranges[a].start < t.ranges[b].start; };
+  for (auto& v : cpu_steps_) std::sort(v.begin(), v.end(), by_start);
+  std::sort(gpu_steps_.begin(), gpu_steps_.end(), by_start);
+
+  api_by_process_.resize(cpu_steps_.size());
+  for (std::uint32_t i = 0; i < t.api_calls.size(); ++i) {
+    const auto& c = t.api_calls[i];
+    if (c.correlation == 0 || c.process >= cpu_steps_.size() || cpu_steps_[c.process].empty()) continue;
+    api_by_process_[c.process].push_back(i);
+  }
+  for (auto& v : api_by_process_) {
+    std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) { return t.api_calls[a].start < t.api_calls[b].start; });
+  }
+  for (std::uint32_t i = 0; i < t.activities.size(); ++i) {
+    if (t.activities[i].correlation != 0) by_correlation_.push_back(i);
+  }
+  std::sort(by_correlation_.begin(), by_correlation_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto& x = t.activities[a];
+    const auto& y = t.activities[b];
+    return std::tie(x.process, x.correlation) < std::tie(y.process, y.correlation);
+  });
+}
+
+bool step_finder::is_marker(trace::string_id name) {
+  auto& cached = marker_cache_[name];
+  if (cached < 0) cached = std::regex_search(t_.strings[name].begin(), t_.strings[name].end(), marker_) ? 1 : 0;
+  return cached == 1;
+}
+
+std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, step_mapping& how, int& dropped) const {
+  std::vector<step> steps;
+  dropped = 0;
+  static const std::vector<std::uint32_t> none;
+  const auto& cpu = tl.process < cpu_steps_.size() ? cpu_steps_[tl.process] : none;
+  const auto& api = tl.process < api_by_process_.size() ? api_by_process_[tl.process] : none;
+
+  if (!cpu.empty() && !api.empty()) {
+    how = step_mapping::correlation;
+    struct mapped { step s; bool work; std::uint64_t unrecorded; };
+    std::vector<mapped> all;
+    for (auto ri : cpu) {
+      const auto& r = t_.ranges[ri];
+      mapped m{{r.name, 0, 0}, false, 0};
+      auto it = std::lower_bound(api.begin(), api.end(), r.start,
+                                 [&](std::uint32_t i, time_ns t) { return t_.api_calls[i].start < t; });
+      for (; it != api.end() && t_.api_calls[*it].start < r.end; ++it) {
+        const auto& c = t_.api_calls[*it];
+        auto lo = std::lower_bound(by_correlation_.begin(), by_correlation_.end(), c, [&](std::uint32_t i, const trace::api_call& k) {
+          const auto& a = t_.activities[i];
+          return std::tie(a.process, a.correlation) < std::tie(k.process, k.correlation);
+        });
+        bool any = false;
+        for (; lo != by_correlation_.end(); ++lo) {
+          const auto& a = t_.activities[*lo];
+          if (a.process != c.process || a.correlation != c.correlation) break;
+          any = true;
+          if (a.device != tl.device) continue;
+          if (!m.work) m.s.start = a.start, m.s.end = a.end, m.work = true;
+          m.s.start = std::min(m.s.start, a.start);
+          m.s.end = std::max(m.s.end, a.end);
+        }
+        if (!any && launches_work(t_.strings[c.name])) ++m.unrecorded;
+      }
+      all.push_back(m);
+    }
+    std::erase_if(all, [&](const mapped& m) {
+      dropped += !m.work;
+      return !m.work;
+    });
+    // A step at either edge whose launches never reached the trace was cut off by the profiler.
+    if (!all.empty() && all.front().unrecorded > 0) all.erase(all.begin()), ++dropped;
+    if (!all.empty() && all.back().unrecorded > 0) all.pop_back(), ++dropped;
+    for (const auto& m : all) steps.push_back(m.s);
+    if (!steps.empty()) return steps;
+    dropped = 0;
+  }
+
+  for (auto ri : gpu_steps_) {
+    const auto& r = t_.ranges[ri];
+    if (r.process == tl.process && r.device == tl.device) steps.push_back({r.name, r.start, r.end});
+  }
+  if (!steps.empty()) {
+    how = step_mapping::gpu_annotation;
+    return steps;
+  }
+  how = step_mapping::cpu_range;
+  for (auto ri : cpu) steps.push_back({t_.ranges[ri].name, t_.ranges[ri].start, t_.ranges[ri].end});
+  return steps;
+}
+
+std::optional<window> step_finder::steady_window(const timeline& tl, int warmup) const {
+  step_mapping how = step_mapping::cpu_range;
+  int dropped = 0;
+  const auto steps = mapped_steps(tl, how, dropped);
+  if (steps.empty()) return std::nullopt;
+  const int n = static_cast<int>(steps.size());
+  const int skip = n - warmup >= 2 ? std::max(warmup, 0) : 0;
+  window w;
+  w.source = window_source::step_markers;
+  w.start = steps[static_cast<std::size_t>(skip)].start;
+  w.end = w.start;
+  for (int i = skip; i < n; ++i) w.end = std::max(w.end, steps[static_cast<std::size_t>(i)].end);
+  w.steps = n - skip;
+  w.skipped_warmup = skip;
+  std::string extra;
+  if (skip > 0) extra += fmt::format(", {} skipped as warm-up", skip);
+  if (dropped > 0) extra += fmt::format(", {} without work on this device or cut off at the trace's edge dropped", dropped);
+  w.description = fmt::format("steps {} ({} step{}{}; {})",
+                              step_span_name(t_.strings[steps[static_cast<std::size_t>(skip)].name], t_.strings[steps.back().name]),
+                              w.steps, w.steps == 1 ? "" : "s", extra, to_string(how));
+  return w;
+}
+
+}  // namespace headroom::analyze

@@ -1,0 +1,39 @@
+#pragma once
+// A forward-only stream of bytes from a file or from memory, inflating gzip (recognised by its magic
+// bytes, never by the name) on the way. Damage (a corrupt or cut gzip stream) ends the stream early
+// and is reported by damage(), so the caller keeps what decoded.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace headroom::trace::detail {
+
+class byte_source {
+ public:
+  virtual ~byte_source() = default;
+  // Copies up to n bytes into dst; 0 means the end (or damage).
+  virtual std::size_t read(char* dst, std::size_t n) = 0;
+  // Bytes of the underlying input used so far, and in all (compressed bytes for gzip).
+  virtual std::uint64_t consumed() const = 0;
+  virtual std::uint64_t total() const = 0;
+  virtual bool compressed() const = 0;
+  const std::string& damage() const { return damage_; }
+
+ protected:
+  std::string damage_;
+};
+
+// Throws input_error when the path is missing, a directory or unreadable.
+std::unique_ptr<byte_source> open_file_source(const std::filesystem::path& path);
+// `bytes` must outlive the source.
+std::unique_ptr<byte_source> open_memory_source(std::string_view bytes);
+
+inline bool has_gzip_magic(std::string_view first_bytes) {
+  return first_bytes.size() >= 2 && static_cast<unsigned char>(first_bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(first_bytes[1]) == 0x8b;
+}
+
+}  // namespace headroom::trace::detail

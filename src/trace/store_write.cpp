@@ -1,0 +1,207 @@
+// write_store: one transaction of prepared inserts into a file beside the target, then a rename.
+// docs/trace-store.md documents every table; the golden test in tests/cpu/trace/store_schema_test.cpp
+// pins this text, so a change here must bump store_schema_version and add a migration.
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <system_error>
+
+#include "headroom/trace/store.hpp"
+#include "headroom/util/error.hpp"
+#include "sqlite_db.hpp"
+
+namespace headroom::trace {
+namespace {
+
+constexpr const char* schema_sql = R"sql(
+CREATE TABLE headroom_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE processes (id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, name TEXT NOT NULL, rank INTEGER NOT NULL, host TEXT NOT NULL);
+CREATE TABLE devices (process INTEGER NOT NULL, device INTEGER NOT NULL, name TEXT NOT NULL, compute_major INTEGER NOT NULL, compute_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL, memory_bytes INTEGER NOT NULL);
+CREATE TABLE kernels (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers_per_thread INTEGER, static_shared_bytes INTEGER, dynamic_shared_bytes INTEGER);
+CREATE TABLE copies (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL, copy_kind TEXT NOT NULL);
+CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL);
+CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
+CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
+CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL);
+)sql";
+
+// Built after the rows are in: one sort per index instead of a b-tree update per row.
+constexpr const char* index_sql = R"sql(
+CREATE INDEX kernels_correlation ON kernels (process, correlation);
+CREATE INDEX copies_correlation ON copies (process, correlation);
+CREATE INDEX memsets_correlation ON memsets (process, correlation);
+CREATE INDEX api_calls_correlation ON api_calls (process, correlation);
+)sql";
+
+std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+void insert_activities(sqlite::database& db, const trace& t) {
+  auto kernels = db.prepare(
+      "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+  auto copies = db.prepare("INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  auto memsets = db.prepare("INSERT INTO memsets VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  const bool geometry = !t.geometry.empty() && t.geometry.size() == t.activities.size();
+  for (std::size_t i = 0; i < t.activities.size(); ++i) {
+    const activity& a = t.activities[i];
+    sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
+                           : a.kind == activity_kind::memcpy ? copies
+                                                             : memsets;
+    s.reset();
+    s.bind(1, static_cast<std::int64_t>(i));  // the activity's index: read_store restores the order
+    s.bind(2, a.start);
+    s.bind(3, a.end);
+    s.bind(4, static_cast<std::int64_t>(a.process));
+    s.bind(5, static_cast<std::int64_t>(a.device));
+    s.bind(6, static_cast<std::int64_t>(a.stream));
+    s.bind(7, as_int(a.correlation));
+    s.bind(8, static_cast<std::int64_t>(a.name));
+    s.bind(9, static_cast<std::int64_t>(a.graph_node));
+    if (a.kind == activity_kind::kernel) {
+      if (geometry) {
+        const launch_geometry& g = t.geometry[i];
+        for (int d = 0; d < 3; ++d) {
+          s.bind(10 + d, static_cast<std::int64_t>(g.grid[d]));
+          s.bind(13 + d, static_cast<std::int64_t>(g.block[d]));
+        }
+        s.bind(16, static_cast<std::int64_t>(g.registers_per_thread));
+        s.bind(17, static_cast<std::int64_t>(g.static_shared_bytes));
+        s.bind(18, static_cast<std::int64_t>(g.dynamic_shared_bytes));
+      }
+    } else {
+      s.bind(10, as_int(a.bytes));
+      if (a.kind == activity_kind::memcpy) s.bind(11, to_string(a.copy));
+    }
+    s.step();
+  }
+}
+
+void insert_rest(sqlite::database& db, const trace& t) {
+  auto meta = db.prepare("INSERT INTO headroom_meta VALUES (?1, ?2)");
+  const std::pair<std::string_view, std::string> metas[] = {
+      {"schema_version", std::to_string(store_schema_version)},
+      {"source_format", std::string(to_string(t.format))},
+      {"created_by", "headroom 0.1.0"},
+      {"platform", t.platform},
+      {"dropped_records", std::to_string(t.dropped_records)},
+      {"launch_geometry", !t.geometry.empty() && t.geometry.size() == t.activities.size() ? "1" : "0"},
+  };
+  for (const auto& [k, v] : metas) {
+    meta.reset();
+    meta.bind(1, k);
+    meta.bind(2, v);
+    meta.step();
+  }
+
+  auto strings = db.prepare("INSERT INTO strings VALUES (?1, ?2)");
+  for (string_id i = 0; i < t.strings.size(); ++i) {
+    strings.reset();
+    strings.bind(1, static_cast<std::int64_t>(i));
+    strings.bind(2, t.strings[i]);
+    strings.step();
+  }
+
+  auto processes = db.prepare("INSERT INTO processes VALUES (?1, ?2, ?3, ?4, ?5)");
+  for (std::size_t i = 0; i < t.processes.size(); ++i) {
+    const auto& p = t.processes[i];
+    processes.reset();
+    processes.bind(1, static_cast<std::int64_t>(i));
+    processes.bind(2, static_cast<std::int64_t>(p.pid));
+    processes.bind(3, p.name);
+    processes.bind(4, static_cast<std::int64_t>(p.rank));
+    processes.bind(5, p.host);
+    processes.step();
+  }
+
+  auto devices = db.prepare("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  for (const auto& d : t.devices) {
+    devices.reset();
+    devices.bind(1, static_cast<std::int64_t>(d.process));
+    devices.bind(2, static_cast<std::int64_t>(d.id));
+    devices.bind(3, d.name);
+    devices.bind(4, static_cast<std::int64_t>(d.compute_major));
+    devices.bind(5, static_cast<std::int64_t>(d.compute_minor));
+    devices.bind(6, static_cast<std::int64_t>(d.sm_count));
+    devices.bind(7, as_int(d.memory_bytes));
+    devices.step();
+  }
+
+  auto calls = db.prepare("INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  for (std::size_t i = 0; i < t.api_calls.size(); ++i) {
+    const auto& c = t.api_calls[i];
+    calls.reset();
+    calls.bind(1, static_cast<std::int64_t>(i));
+    calls.bind(2, c.start);
+    calls.bind(3, c.end);
+    calls.bind(4, static_cast<std::int64_t>(c.process));
+    calls.bind(5, static_cast<std::int64_t>(c.thread));
+    calls.bind(6, as_int(c.correlation));
+    calls.bind(7, static_cast<std::int64_t>(c.name));
+    calls.bind(8, c.kind == api_kind::runtime ? std::string_view("runtime") : std::string_view("driver"));
+    calls.step();
+  }
+
+  auto ranges = db.prepare("INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  for (std::size_t i = 0; i < t.ranges.size(); ++i) {
+    const auto& r = t.ranges[i];
+    ranges.reset();
+    ranges.bind(1, static_cast<std::int64_t>(i));
+    ranges.bind(2, r.start);
+    ranges.bind(3, r.end);
+    ranges.bind(4, static_cast<std::int64_t>(r.process));
+    ranges.bind(5, static_cast<std::int64_t>(r.thread));
+    ranges.bind(6, static_cast<std::int64_t>(r.device));
+    ranges.bind(7, static_cast<std::int64_t>(r.name));
+    ranges.bind(8, to_string(r.kind));
+    ranges.step();
+  }
+
+  auto warnings = db.prepare("INSERT INTO warnings VALUES (?1, ?2, ?3)");
+  for (std::size_t i = 0; i < t.warnings.size(); ++i) {
+    warnings.reset();
+    warnings.bind(1, static_cast<std::int64_t>(i));
+    warnings.bind(2, t.warnings[i].what);
+    warnings.bind(3, as_int(t.warnings[i].count));
+    warnings.step();
+  }
+}
+
+// SQLite with synchronous=OFF does not flush; the rename must not publish a file still in the page cache.
+void flush_to_disk(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void write_store(const trace& t, const std::filesystem::path& path) {
+  auto temp = path;
+  temp += fmt::format(".tmp{}", ::getpid());
+  std::error_code ec;
+  std::filesystem::remove(temp, ec);
+  try {
+    sqlite::database db(temp, sqlite::open_mode::create);
+    // The temporary file is thrown away on any failure, so no journal is needed.
+    db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
+    db.exec("BEGIN");
+    db.exec(schema_sql);
+    insert_rest(db, t);
+    insert_activities(db, t);
+    db.exec(index_sql);
+    db.exec("COMMIT");
+  } catch (...) {
+    std::filesystem::remove(temp, ec);
+    throw;
+  }
+  flush_to_disk(temp);
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw input_error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
+  }
+}
+
+}  // namespace headroom::trace

@@ -1,0 +1,1 @@
+# Renderings of analysis results (owner: analyze).

@@ -1,0 +1,41 @@
+#pragma once
+// Helpers for the Kineto reader tests: fixture paths and whole-file reads.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <zlib.h>
+
+namespace headroom::trace::testing {
+
+inline std::filesystem::path fixture_dir() { return std::filesystem::path(HEADROOM_FIXTURES_DIR) / "kineto-hta"; }
+
+inline std::string read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::string gunzip(const std::string& gz) {
+  z_stream z{};
+  inflateInit2(&z, 15 + 16);
+  std::string out;
+  char buf[1 << 16];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+inline std::string fixture_json(const std::string& name) { return gunzip(read_bytes(fixture_dir() / name)); }
+
+}  // namespace headroom::trace::testing

@@ -1,0 +1,81 @@
+// headroom import TRACE... -o STORE.sqlite
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "headroom/trace/reader.hpp"
+#include "headroom/trace/store.hpp"
+#include "headroom/util/progress.hpp"
+
+namespace headroom::cli {
+namespace {
+
+struct import_args {
+  std::vector<std::filesystem::path> traces;
+  std::filesystem::path output;
+  bool no_api_calls = false;
+  bool no_ranges = false;
+  bool no_geometry = false;
+};
+
+int run_import(const import_args& args) {
+  trace::read_options options;
+  options.api_calls = !args.no_api_calls;
+  options.ranges = !args.no_ranges;
+  options.launch_geometry = !args.no_geometry;
+  trace::trace merged;
+  for (const auto& path : args.traces) {
+    util::terminal_progress progress(path.filename().string());
+    options.progress = progress.fn();
+    trace::append(merged, trace::read_trace(path, options));
+  }
+  trace::write_store(merged, args.output);
+
+  std::size_t kernels = 0, copies = 0, memsets = 0;
+  for (const auto& a : merged.activities) {
+    if (a.kind == trace::activity_kind::kernel) ++kernels;
+    if (a.kind == trace::activity_kind::memcpy) ++copies;
+    if (a.kind == trace::activity_kind::memset) ++memsets;
+  }
+  fmt::print("wrote {} (trace store v{}) from {} file{}\n", args.output.string(), trace::store_schema_version,
+             args.traces.size(), args.traces.size() == 1 ? "" : "s");
+  fmt::print("  {} kernels, {} copies, {} memsets, {} API calls, {} ranges\n", kernels, copies, memsets,
+             merged.api_calls.size(), merged.ranges.size());
+  fmt::print("  {} processes, {} devices, {} distinct names\n", merged.processes.size(), merged.devices.size(),
+             merged.strings.size() - 1);
+  if (merged.dropped_records > 0) fmt::print("  the profiler dropped {} records\n", merged.dropped_records);
+  for (const auto& w : merged.warnings) {
+    fmt::print(stderr, "warning: {}{}\n", w.what, w.count > 1 ? fmt::format(" ({} times)", w.count) : "");
+  }
+  return 0;
+}
+
+const command_registration registration{command{
+    "import", 20, [](CLI::App& app) -> std::function<int()> {
+      auto args = std::make_shared<import_args>();
+      auto* sub = app.add_subcommand("import", "Read traces (Kineto JSON, nsys SQLite, stores) into one trace store");
+      sub->description(
+          "Reads one or more traces and writes them, merged, into a headroom trace store: a SQLite file\n"
+          "with a documented, versioned schema (docs/trace-store.md) that every other command reads\n"
+          "faster than the original. Several files (one per rank, say) become one store with one\n"
+          "process entry per traced process.");
+      sub->add_option("traces", args->traces, "Kineto JSON (.json, .json.gz), nsys SQLite export, or store")
+          ->required()
+          ->check(CLI::ExistingFile);
+      sub->add_option("-o,--output", args->output, "Store to write (replaced atomically if it exists)")->required();
+      sub->add_flag("--no-api-calls", args->no_api_calls, "Leave out CUDA runtime and driver calls");
+      sub->add_flag("--no-ranges", args->no_ranges, "Leave out annotations, NVTX ranges and marks");
+      sub->add_flag("--no-geometry", args->no_geometry, "Leave out kernel launch geometry (grid, block, registers)");
+      sub->footer(
+          "Examples:\n"
+          "  headroom import rank0.pt.trace.json.gz -o run.sqlite\n"
+          "  headroom import trace_rank*.json.gz -o job.sqlite          # one store for all ranks\n"
+          "  nsys export --type sqlite report.nsys-rep && headroom import report.sqlite -o run.sqlite");
+      return [args] { return run_import(*args); };
+    }}};
+
+}  // namespace
+}  // namespace headroom::cli
