@@ -10,7 +10,8 @@ t=/tmp/traces; mkdir -p $t
 scripts/device-record-traces.sh $t 2>&1 | tee $OUT/record.log | grep -E "==|median|!!|Error"
 export PYTHONUNBUFFERED=1
 for v in "gpt_train_bf16 --precision bf16" "gpt_train_big --layers 8 --d-model 4096 --heads 32 --batch 4" \
-         "gpt_train_big_bf16 --layers 8 --d-model 4096 --heads 32 --batch 4 --precision bf16"; do
+         "gpt_train_big_bf16 --layers 8 --d-model 4096 --heads 32 --batch 4 --precision bf16" \
+         "gpt_train_compiled --compile --warmup 8"; do
   set -- $v; n=$1; shift
   echo "== $n"; timeout 300 python3 workloads/gpt.py --mode train --steps 9 --active 5 --profile torch "$@" \
     --trace $t/$n.json.gz --summary $t/$n.summary.json 2>&1 | grep -E "median|Error"

@@ -60,6 +60,7 @@ def add_args(p):
     p.add_argument("--precision", choices=["autocast", "bf16"], default="autocast",
                    help="autocast: fp32 weights, bf16 compute (weights cast every step); "
                         "bf16: weights and optimizer state in bf16, no casts")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (Inductor, Triton kernels)")
 
 
 def build(args):
@@ -67,11 +68,13 @@ def build(args):
     model = GPT(args.vocab, args.d_model, args.layers, args.heads, args.seq).to(dev)
     if args.precision == "bf16":
         model = model.to(torch.bfloat16)
+    if args.compile:
+        model = torch.compile(model)
     idx = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
     tgt = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
     params = sum(p.numel() for p in model.parameters())
     desc = (f"gpt L{args.layers} d{args.d_model} seq{args.seq} batch{args.batch} "
-            f"({params / 1e6:.0f}M params, {args.precision})")
+            f"({params / 1e6:.0f}M params, {args.precision}{', compiled' if args.compile else ''})")
     if args.mode == "infer":
         model.eval()
 

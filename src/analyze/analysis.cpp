@@ -85,6 +85,7 @@ using name_totals = std::unordered_map<trace::string_id, name_total>;
 // The console's unit style, kept here because report/ depends on analyze/, not the reverse.
 std::string offset_text(time_ns ns) {
   const double v = static_cast<double>(ns);
+  if (ns == 0) return "0";
   if (ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
   if (ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
   if (v >= 1e6) return fmt::format("{:.6f}ms", v / 1e6);

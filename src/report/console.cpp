@@ -36,9 +36,9 @@ void timeline_row(std::ostream& out, const timeline_report& t, std::size_t label
 }
 
 template <class Enum, std::size_t N>
-void breakdown(std::ostream& out, std::string_view title, const std::array<analyze::busy_share, N>& shares,
-               const timeline_report& t, bool with_addressable) {
-  fmt::print(out, "\n{}\n  {:<20}  {:>10}  {:>7}  {:>10}  {:>8}{}\n", title, "", "busy", "share", "sum", "count",
+void breakdown(std::ostream& out, std::string_view title, std::string_view column,
+               const std::array<analyze::busy_share, N>& shares, const timeline_report& t, bool with_addressable) {
+  fmt::print(out, "\n{}\n  {:<20}  {:>10}  {:>7}  {:>10}  {:>8}{}\n", title, column, "busy", "share", "sum", "count",
              with_addressable ? "  addressable" : "");
   for (std::size_t i = 0; i < N; ++i) {
     const auto& s = shares[i];
@@ -85,8 +85,8 @@ void write_console(std::ostream& out, const analysis_report& r) {
   if (r.timelines.size() > 1) timeline_row(out, tot, width);
 
   const std::string scope = r.timelines.size() > 1 ? " (all timelines)" : "";
-  breakdown<classify::category>(out, "By category" + scope, tot.by_category, tot, false);
-  breakdown<classify::provenance>(out, "By provenance" + scope, tot.by_provenance, tot, true);
+  breakdown<classify::category>(out, "By category" + scope, "category", tot.by_category, tot, false);
+  breakdown<classify::provenance>(out, "By provenance" + scope, "provenance", tot.by_provenance, tot, true);
 
   fmt::print(out, "\nTop kernels by time in the window{}\n  {:>10}  {:>6}  {:>7}  {:<13}  {:<18}  {:<16}  {}\n", scope, "total",
              "share", "count", "category", "provenance", "rule", "name");

@@ -178,6 +178,10 @@ void flush_to_disk(const std::filesystem::path& path) {
 }  // namespace
 
 void write_store(const trace& t, const std::filesystem::path& path) {
+  const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(folder)) {
+    throw input_error(fmt::format("cannot write {}: folder {} does not exist", path.string(), folder.string()));
+  }
   auto temp = path;
   temp += fmt::format(".tmp{}", ::getpid());
   std::error_code ec;

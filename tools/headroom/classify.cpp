@@ -46,13 +46,14 @@ struct options {
 int list_rules(const classify::classifier& c, const options& o) {
   const auto rules = c.rules();
   if (o.tsv) fmt::print("order\tid\torigin\tcategory\tprovenance\tlibrary\tmatchers\n");
+  else fmt::print("{:>3}  {:<28} {:<28} {:<13} {:<18} {:<24} {}\n", "#", "id", "origin", "category", "provenance", "library", "matchers");
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const auto& r = rules[i];
     if (o.tsv) {
       fmt::print("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", i + 1, r.id, r.origin, to_string(r.cat), to_string(r.prov),
                  r.library, tsv_field(r.matchers));
     } else {
-      fmt::print("{:>3}  {:<28} {:<24} {:<13} {:<18} {:<14} {}\n", i + 1, r.id, r.origin, to_string(r.cat),
+      fmt::print("{:>3}  {:<28} {:<28} {:<13} {:<18} {:<24} {}\n", i + 1, r.id, r.origin, to_string(r.cat),
                  to_string(r.prov), r.library, r.matchers);
     }
   }
@@ -108,7 +109,8 @@ const command_registration registration{command{
       sub->add_option("names", o->names, "kernel names (mangled or demangled); read one per line from stdin when none are given");
       sub->add_option("--rules", o->rule_files,
                       "a rule file (TOML, see docs/rules.md) tried before the built-in rules; repeatable, the first file given is tried first")
-          ->check(CLI::ExistingFile);
+          ->check(CLI::ExistingFile)
+          ->allow_extra_args(false);  // one file per --rules, so names can follow
       auto* json = sub->add_flag("--json", o->json, "print a JSON array instead of a table");
       sub->add_flag("--tsv", o->tsv, "print tab-separated values with a header line")->excludes(json);
       sub->add_flag("--list-rules", o->list_rules, "print every rule in the order it is tried, with the file it came from");

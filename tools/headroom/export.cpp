@@ -78,11 +78,11 @@ const command_registration registration{command{
           "each kernel carries its classification (category, provenance, whether it is addressable,\n"
           "the rule that matched) and is coloured by provenance.");
       sub->add_option("traces", args->traces, "Kineto JSON (.json, .json.gz), nsys SQLite export, or store")
-          ->required()
-          ->check(CLI::ExistingFile);
+          ->required();
       sub->add_option("-o,--output", args->output, "JSON file to write")->required();
       sub->add_option("--rules", args->rules, "Extra classification rules (TOML); tried before the built-in ones")
-          ->check(CLI::ExistingFile);
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       sub->footer(
           "Examples:\n"
           "  headroom export run.sqlite -o run.json\n"

@@ -63,8 +63,7 @@ const command_registration registration{command{
           "faster than the original. Several files (one per rank, say) become one store with one\n"
           "process entry per traced process.");
       sub->add_option("traces", args->traces, "Kineto JSON (.json, .json.gz), nsys SQLite export, or store")
-          ->required()
-          ->check(CLI::ExistingFile);
+          ->required();
       sub->add_option("-o,--output", args->output, "Store to write (replaced atomically if it exists)")->required();
       sub->add_flag("--no-api-calls", args->no_api_calls, "Leave out CUDA runtime and driver calls");
       sub->add_flag("--no-ranges", args->no_ranges, "Leave out annotations, NVTX ranges and marks");
