@@ -19,10 +19,4 @@ trace::trace read_traces(const std::vector<std::filesystem::path>& files) {
   return merged;
 }
 
-classify::classifier load_classifier(const std::vector<std::filesystem::path>& rule_files) {
-  auto c = classify::classifier::with_default_rules();
-  for (const auto& f : rule_files) c.add_rules_file(f);
-  return c;
-}
-
 }  // namespace headroom::analyze

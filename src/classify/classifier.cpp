@@ -48,6 +48,13 @@ classifier classifier::with_default_rules() {
   return c;
 }
 
+classifier classifier::with_user_rules(const std::vector<std::filesystem::path>& files) {
+  auto c = with_default_rules();
+  // Each file goes in front of what is loaded, so load the last first.
+  for (auto it = files.rbegin(); it != files.rend(); ++it) c.add_rules_file(*it);
+  return c;
+}
+
 void classifier::add_rules_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(fmt::format("{}: cannot open rule file", path.string()));

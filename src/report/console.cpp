@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "headroom/project/amdahl.hpp"
@@ -88,12 +89,14 @@ void write_console(std::ostream& out, const analysis_report& r) {
   breakdown<classify::category>(out, "By category" + scope, "category", tot.by_category, tot, false);
   breakdown<classify::provenance>(out, "By provenance" + scope, "provenance", tot.by_provenance, tot, true);
 
-  fmt::print(out, "\nTop kernels by time in the window{}\n  {:>10}  {:>6}  {:>7}  {:<13}  {:<18}  {:<16}  {}\n", scope, "total",
-             "share", "count", "category", "provenance", "rule", "name");
+  std::size_t rule_width = 16;
+  for (const auto& k : tot.top_kernels) rule_width = std::max(rule_width, k.rule.size());
+  fmt::print(out, "\nTop kernels by time in the window{}\n  {:>10}  {:>6}  {:>7}  {:<13}  {:<18}  {:<{}}  {}\n", scope,
+             "total", "share", "count", "category", "provenance", "rule", rule_width, "name");
   for (const auto& k : tot.top_kernels) {
-    fmt::print(out, "  {:>10}  {:>6}  {:>7}  {:<13}  {:<18}  {:<16}  {}\n", format_duration(k.total),
+    fmt::print(out, "  {:>10}  {:>6}  {:>7}  {:<13}  {:<18}  {:<{}}  {}\n", format_duration(k.total),
                format_percent(k.share_of_wall), k.count, classify::to_string(k.cat), classify::to_string(k.prov),
-               k.rule.empty() ? "-" : k.rule, shorten(k.name, 100));
+               k.rule.empty() ? "-" : k.rule, rule_width, shorten(k.name, 100));
   }
 
   const double f = tot.addressable_fraction();

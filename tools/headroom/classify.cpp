@@ -61,10 +61,7 @@ int list_rules(const classify::classifier& c, const options& o) {
 }
 
 int run(const options& o) {
-  auto c = classify::classifier::with_default_rules();
-  // Each file goes in front of everything loaded before it; loading in reverse makes the first
-  // --rules file the first one tried.
-  for (auto it = o.rule_files.rbegin(); it != o.rule_files.rend(); ++it) c.add_rules_file(*it);
+  const auto c = classify::classifier::with_user_rules({o.rule_files.begin(), o.rule_files.end()});
   if (o.list_rules) return list_rules(c, o);
 
   std::vector<std::string> names = o.names;
@@ -109,7 +106,6 @@ const command_registration registration{command{
       sub->add_option("names", o->names, "kernel names (mangled or demangled); read one per line from stdin when none are given");
       sub->add_option("--rules", o->rule_files,
                       "a rule file (TOML, see docs/rules.md) tried before the built-in rules; repeatable, the first file given is tried first")
-          ->check(CLI::ExistingFile)
           ->allow_extra_args(false);  // one file per --rules, so names can follow
       auto* json = sub->add_flag("--json", o->json, "print a JSON array instead of a table");
       sub->add_flag("--tsv", o->tsv, "print tab-separated values with a header line")->excludes(json);

@@ -22,8 +22,7 @@ struct export_args {
 };
 
 int run_export(const export_args& args) {
-  auto classifier = classify::classifier::with_default_rules();
-  for (const auto& r : args.rules) classifier.add_rules_file(r);
+  const auto classifier = classify::classifier::with_user_rules(args.rules);
 
   trace::read_options options;
   trace::trace merged;

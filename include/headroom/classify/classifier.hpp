@@ -66,6 +66,8 @@ class classifier {
  public:
   // The rules compiled into the binary (data/rules/*.toml).
   static classifier with_default_rules();
+  // The defaults plus the user's rule files (--rules), the first file given tried first.
+  static classifier with_user_rules(const std::vector<std::filesystem::path>& files);
   // No rules at all: everything is other/custom. For tests.
   classifier();
   ~classifier();
