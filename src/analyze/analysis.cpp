@@ -162,10 +162,12 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
   r.wall = std::max<time_ns>(w.length(), 0);
   r.groups.resize(group_count);
 
-  std::vector<interval> all, kernels, addressable, other;
-  std::array<std::vector<interval>, classify::category_count> by_cat;
-  std::array<std::vector<interval>, classify::provenance_count> by_prov;
-  std::vector<std::vector<interval>> by_group(group_count);
+  // tl.activities is ordered by start and clipping to the window keeps that order, so each class's
+  // union is measured in the same pass with no copy of its intervals.
+  running_union all, kernels, addressable, other;
+  std::array<running_union, classify::category_count> by_cat;
+  std::array<running_union, classify::provenance_count> by_prov;
+  std::vector<running_union> by_group(group_count);
 
   for (auto i : tl.activities) {
     const auto& a = t.activities[i];
@@ -176,36 +178,36 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
     const auto k = classes.of(a);
     const auto cat = static_cast<std::size_t>(k.cat);
     const auto prov = static_cast<std::size_t>(k.prov);
-    all.push_back(c);
-    (k.addressable() ? addressable : other).push_back(c);
-    by_cat[cat].push_back(c);
+    all.add(c);
+    (k.addressable() ? addressable : other).add(c);
+    by_cat[cat].add(c);
     r.by_category[cat].sum += len;
     ++r.by_category[cat].count;
-    by_prov[prov].push_back(c);
+    by_prov[prov].add(c);
     r.by_provenance[prov].sum += len;
     ++r.by_provenance[prov].count;
     if (group_count > 0) {
       if (const int g = groups.group_of(a, k); g >= 0) {
-        by_group[static_cast<std::size_t>(g)].push_back(c);
+        by_group[static_cast<std::size_t>(g)].add(c);
         r.groups[static_cast<std::size_t>(g)].sum += len;
         ++r.groups[static_cast<std::size_t>(g)].count;
       }
     }
     if (a.kind == trace::activity_kind::kernel) {
-      kernels.push_back(c);
+      kernels.add(c);
       auto& n = names[a.name];
       n.total += len;
       ++n.count;
     }
   }
-  r.busy_all = length(make_union(std::move(all)));
-  r.busy_kernels = length(make_union(std::move(kernels)));
-  r.busy_addressable = length(make_union(std::move(addressable)));
+  r.busy_all = all.length();
+  r.busy_kernels = kernels.length();
+  r.busy_addressable = addressable.length();
   // addressable \ other = all - other, since all = addressable u other.
-  r.busy_addressable_exclusive = r.busy_all - length(make_union(std::move(other)));
-  for (std::size_t i = 0; i < by_cat.size(); ++i) r.by_category[i].busy = length(make_union(std::move(by_cat[i])));
-  for (std::size_t i = 0; i < by_prov.size(); ++i) r.by_provenance[i].busy = length(make_union(std::move(by_prov[i])));
-  for (std::size_t i = 0; i < group_count; ++i) r.groups[i].busy = length(make_union(std::move(by_group[i])));
+  r.busy_addressable_exclusive = r.busy_all - other.length();
+  for (std::size_t i = 0; i < by_cat.size(); ++i) r.by_category[i].busy = by_cat[i].length();
+  for (std::size_t i = 0; i < by_prov.size(); ++i) r.by_provenance[i].busy = by_prov[i].length();
+  for (std::size_t i = 0; i < group_count; ++i) r.groups[i].busy = by_group[i].length();
   return r;
 }
 

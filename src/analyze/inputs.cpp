@@ -4,13 +4,28 @@
 #include "headroom/util/progress.hpp"
 
 namespace headroom::analyze {
+namespace {
+
+// Kineto JSON keeps launch pairs instead of whole api calls (a multi-GB trace holds about one call
+// per kernel). Other readers fill only api_calls, so they keep them.
+trace::read_options options_for(const std::filesystem::path& f) {
+  trace::read_options o;
+  o.launch_geometry = false;
+  const auto format = trace::detect_format(f);
+  if (format == trace::file_format::kineto_json || format == trace::file_format::kineto_json_gz) {
+    o.api_calls = false;
+    o.launch_calls = true;
+  }
+  return o;
+}
+
+}  // namespace
 
 trace::trace read_traces(const std::vector<std::filesystem::path>& files) {
   trace::trace merged;
   for (const auto& f : files) {
     util::terminal_progress progress("reading " + f.filename().string());
-    trace::read_options o;
-    o.launch_geometry = false;
+    auto o = options_for(f);
     o.progress = progress.fn();
     auto t = trace::read_trace(f, o);
     if (t.processes.empty()) t.processes.push_back({0, f.filename().string(), -1, ""});

@@ -60,23 +60,44 @@ step_finder::step_finder(const trace::trace& t, const std::string& marker_regex)
   for (auto& v : cpu_steps_) std::sort(v.begin(), v.end(), by_start);
   std::sort(gpu_steps_.begin(), gpu_steps_.end(), by_start);
 
+  // Calls come from api_calls or, for readers asked for launch pairs only, from launches; one index
+  // runs over both (api_calls first).
   api_by_process_.resize(cpu_steps_.size());
-  for (std::uint32_t i = 0; i < t.api_calls.size(); ++i) {
-    const auto& c = t.api_calls[i];
-    if (c.correlation == 0 || c.process >= cpu_steps_.size() || cpu_steps_[c.process].empty()) continue;
-    api_by_process_[c.process].push_back(i);
-  }
+  const auto consider = [&](std::uint64_t correlation, std::uint16_t process, std::uint32_t i) {
+    if (correlation == 0 || process >= cpu_steps_.size() || cpu_steps_[process].empty()) return;
+    api_by_process_[process].push_back(i);
+  };
+  const auto api_count = static_cast<std::uint32_t>(t.api_calls.size());
+  for (std::uint32_t i = 0; i < api_count; ++i) consider(t.api_calls[i].correlation, t.api_calls[i].process, i);
+  for (std::uint32_t i = 0; i < t.launches.size(); ++i) consider(t.launches[i].correlation, t.launches[i].process, api_count + i);
+  const auto by_call_start = [&](std::uint32_t a, std::uint32_t b) { return call_at(a).start < call_at(b).start; };
+  // Readers mostly keep the file's order, which is usually time order already.
   for (auto& v : api_by_process_) {
-    std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) { return t.api_calls[a].start < t.api_calls[b].start; });
+    if (!std::is_sorted(v.begin(), v.end(), by_call_start)) std::sort(v.begin(), v.end(), by_call_start);
   }
+  std::size_t correlated = 0;
+  for (const auto& a : t.activities) correlated += a.correlation != 0;
+  by_correlation_.reserve(correlated);
   for (std::uint32_t i = 0; i < t.activities.size(); ++i) {
     if (t.activities[i].correlation != 0) by_correlation_.push_back(i);
   }
-  std::sort(by_correlation_.begin(), by_correlation_.end(), [&](std::uint32_t a, std::uint32_t b) {
+  const auto by_key = [&](std::uint32_t a, std::uint32_t b) {
     const auto& x = t.activities[a];
     const auto& y = t.activities[b];
     return std::tie(x.process, x.correlation) < std::tie(y.process, y.correlation);
-  });
+  };
+  if (!std::is_sorted(by_correlation_.begin(), by_correlation_.end(), by_key)) {
+    std::sort(by_correlation_.begin(), by_correlation_.end(), by_key);
+  }
+}
+
+step_finder::call step_finder::call_at(std::uint32_t i) const {
+  if (i < t_.api_calls.size()) {
+    const auto& c = t_.api_calls[i];
+    return {c.start, c.correlation, c.name, c.process};
+  }
+  const auto& l = t_.launches[i - t_.api_calls.size()];
+  return {l.start, l.correlation, l.name, l.process};
 }
 
 bool step_finder::is_marker(trace::string_id name) {
@@ -100,10 +121,11 @@ std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, ste
       const auto& r = t_.ranges[ri];
       mapped m{{r.name, 0, 0}, false, 0};
       auto it = std::lower_bound(api.begin(), api.end(), r.start,
-                                 [&](std::uint32_t i, time_ns t) { return t_.api_calls[i].start < t; });
-      for (; it != api.end() && t_.api_calls[*it].start < r.end; ++it) {
-        const auto& c = t_.api_calls[*it];
-        auto lo = std::lower_bound(by_correlation_.begin(), by_correlation_.end(), c, [&](std::uint32_t i, const trace::api_call& k) {
+                                 [&](std::uint32_t i, time_ns t) { return call_at(i).start < t; });
+      for (; it != api.end(); ++it) {
+        const auto c = call_at(*it);
+        if (c.start >= r.end) break;
+        auto lo = std::lower_bound(by_correlation_.begin(), by_correlation_.end(), c, [&](std::uint32_t i, const call& k) {
           const auto& a = t_.activities[i];
           return std::tie(a.process, a.correlation) < std::tie(k.process, k.correlation);
         });

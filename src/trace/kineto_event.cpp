@@ -264,7 +264,9 @@ bool kineto_event_mapper::map(ondemand::value event) {
         case event_class::driver:
         case event_class::mtia_runtime:
           // Runtime names tell CUDA from ROCm (hipLaunchKernel), so read one when nothing else has.
-          if (!options_.api_calls && !need_pid && (hint_cuda_ || hint_rocm_ || hint_mtia_)) return true;
+          if (!options_.api_calls && !options_.launch_calls && !need_pid && (hint_cuda_ || hint_rocm_ || hint_mtia_)) {
+            return true;
+          }
           break;
         case event_class::cpu_annotation:
         case event_class::gpu_annotation:
@@ -309,7 +311,7 @@ bool kineto_event_mapper::map(ondemand::value event) {
     case event_class::mtia_runtime:
       if (name.starts_with("hip")) hint_rocm_ = true;
       else if (name.starts_with("cu")) hint_cuda_ = true;
-      if (!options_.api_calls) return true;
+      if (!options_.api_calls && !options_.launch_calls) return true;
       break;
     case event_class::cpu_annotation:
     case event_class::gpu_annotation:
@@ -382,6 +384,15 @@ bool kineto_event_mapper::map(ondemand::value event) {
     case event_class::runtime:
     case event_class::driver:
     case event_class::mtia_runtime: {
+      if (!options_.api_calls) {
+        if (!args.correlation || *args.correlation == 0) return true;
+        launch_call l;
+        l.start = start;
+        l.correlation = static_cast<std::uint64_t>(*args.correlation);
+        l.name = out_.strings.intern(name);
+        out_.launches.push_back(l);
+        return true;
+      }
       api_call c;
       c.start = start;
       c.end = end;
@@ -483,6 +494,7 @@ void kineto_event_mapper::finish(std::string_view file_name) {
   if (base_time_ != 0) {
     for (auto& a : out_.activities) a.start += base_time_, a.end += base_time_;
     for (auto& c : out_.api_calls) c.start += base_time_, c.end += base_time_;
+    for (auto& l : out_.launches) l.start += base_time_;
     for (auto& r : out_.ranges) r.start += base_time_, r.end += base_time_;
   }
   process_info p;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,7 @@ class kineto_stream_reader {
         damaged_ = true;
         break;
       }
+      reserve_ahead();
       report_progress();
     }
     finish();
@@ -104,6 +106,36 @@ class kineto_stream_reader {
     len_ += got;
     json_bytes_ += got;
     return got != 0;
+  }
+
+  // Grows the record vectors to the size the trace is projected to reach from the share of the
+  // input read so far, instead of letting them double: a doubling copies the vector and holds both
+  // copies for a moment, which on a multi-GB trace is the reader's peak memory. Reserved pages that
+  // are never written cost address space only.
+  void reserve_ahead() {
+    const std::uint64_t done = source_.consumed();
+    const std::uint64_t all = source_.total();
+    if (done == 0 || all <= done) return;
+    reserve_for(out_.activities, done, all);
+    reserve_for(out_.geometry, done, all);
+    reserve_for(out_.api_calls, done, all);
+    reserve_for(out_.launches, done, all);
+    reserve_for(out_.ranges, done, all);
+  }
+
+  template <class T>
+  void reserve_for(std::vector<T>& v, std::uint64_t done, std::uint64_t all) const {
+    if (v.empty()) return;
+    const double per_byte = static_cast<double>(v.size()) / static_cast<double>(done);
+    // Enough for the next two chunks at the density so far, else the whole input with a quarter spare.
+    const std::size_t next = v.size() + static_cast<std::size_t>(per_byte * 2.0 * static_cast<double>(chunk_)) + 64;
+    if (v.capacity() >= next) return;
+    const auto projected = static_cast<std::size_t>(per_byte * 1.25 * static_cast<double>(all));
+    try {
+      v.reserve(std::max(next, projected));
+    } catch (const std::bad_alloc&) {
+      // A projection the system will not map: push_back's doubling takes over.
+    }
   }
 
   void allocate(std::size_t n) {

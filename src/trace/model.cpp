@@ -31,15 +31,22 @@ void trace::warn(std::string what) {
 }
 
 void append(trace& into, trace&& from) {
+  if (into.processes.empty() && into.activities.empty()) {
+    // The first trace is taken whole: copying it would double the peak memory of a large read.
+    into = std::move(from);
+    return;
+  }
   std::vector<string_id> remap(from.strings.size());
   for (string_id i = 0; i < from.strings.size(); ++i) remap[i] = into.strings.intern(from.strings[i]);
   const auto process_base = static_cast<std::uint16_t>(into.processes.size());
-  const bool first = into.processes.empty() && into.activities.empty();
+  const auto rebase = [&](std::uint16_t p) { return static_cast<std::uint16_t>(p + process_base); };
   const bool geometry = into.geometry.size() == into.activities.size() &&
                         from.geometry.size() == from.activities.size();
+
+  into.activities.reserve(into.activities.size() + from.activities.size());
   for (auto a : from.activities) {
     a.name = remap[a.name];
-    a.process = static_cast<std::uint16_t>(a.process + process_base);
+    a.process = rebase(a.process);
     into.activities.push_back(a);
   }
   if (geometry) {
@@ -47,27 +54,40 @@ void append(trace& into, trace&& from) {
   } else {
     into.geometry.clear();
   }
+  into.api_calls.reserve(into.api_calls.size() + from.api_calls.size());
   for (auto c : from.api_calls) {
     c.name = remap[c.name];
-    c.process = static_cast<std::uint16_t>(c.process + process_base);
+    c.process = rebase(c.process);
     into.api_calls.push_back(c);
   }
+  into.launches.reserve(into.launches.size() + from.launches.size());
+  for (auto l : from.launches) {
+    l.name = remap[l.name];
+    l.process = rebase(l.process);
+    into.launches.push_back(l);
+  }
+  into.ranges.reserve(into.ranges.size() + from.ranges.size());
   for (auto r : from.ranges) {
     r.name = remap[r.name];
-    r.process = static_cast<std::uint16_t>(r.process + process_base);
+    r.process = rebase(r.process);
     into.ranges.push_back(r);
   }
   for (auto d : from.devices) {
-    d.process = static_cast<std::uint16_t>(d.process + process_base);
+    d.process = rebase(d.process);
     into.devices.push_back(std::move(d));
   }
   for (auto& p : from.processes) into.processes.push_back(std::move(p));
   for (auto& w : from.warnings) {
-    for (std::uint64_t i = 0; i < w.count; ++i) into.warn(w.what);
+    auto same = std::find_if(into.warnings.begin(), into.warnings.end(),
+                             [&](const reader_warning& m) { return m.what == w.what; });
+    if (same != into.warnings.end()) {
+      same->count += w.count;
+    } else {
+      into.warnings.push_back(std::move(w));
+    }
   }
   if (into.platform.empty()) into.platform = from.platform;
   into.dropped_records += from.dropped_records;
-  if (first) into.format = from.format;
 }
 
 std::string_view to_string(activity_kind k) {

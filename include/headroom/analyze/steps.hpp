@@ -34,6 +34,14 @@ class step_finder {
     time_ns start;
     time_ns end;
   };
+  // An api call or a launch pair, by index into api_calls then launches.
+  struct call {
+    time_ns start;
+    std::uint64_t correlation;
+    trace::string_id name;
+    std::uint16_t process;
+  };
+  call call_at(std::uint32_t i) const;
   std::vector<step> mapped_steps(const timeline& tl, step_mapping& how, int& dropped) const;
   bool is_marker(trace::string_id name);
 
@@ -42,7 +50,7 @@ class step_finder {
   std::vector<signed char> marker_cache_;  // per string id: -1 not asked, 0 no, 1 yes
   std::vector<std::vector<std::uint32_t>> cpu_steps_;   // per process, range indices by start
   std::vector<std::uint32_t> gpu_steps_;                // gpu_annotation marker ranges by start
-  std::vector<std::vector<std::uint32_t>> api_by_process_;  // api call indices by start
+  std::vector<std::vector<std::uint32_t>> api_by_process_;  // call indices (see call_at) by start
   std::vector<std::uint32_t> by_correlation_;           // activity indices by (process, correlation)
 };
 

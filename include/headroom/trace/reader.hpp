@@ -11,7 +11,9 @@
 namespace headroom::trace {
 
 struct read_options {
-  bool api_calls = true;         // keep runtime/driver calls (analysis does not need them)
+  bool api_calls = true;         // keep runtime/driver calls whole (analysis needs launch_calls only)
+  bool launch_calls = false;     // without api_calls: keep their launch pairs in trace::launches
+                                 // (Kineto JSON only; other readers ignore it)
   bool ranges = true;            // keep annotations, NVTX ranges and marks
   bool launch_geometry = false;  // fill trace::geometry
   util::progress_fn progress;    // bytes read so far, of the file's size

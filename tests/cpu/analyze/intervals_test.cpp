@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "headroom/analyze/intervals.hpp"
 
 using namespace headroom::analyze;
@@ -70,4 +74,19 @@ TEST(Intervals, UnionOfManyRandomSpansMatchesACoverageSweep) {
   time_ns expected = 0;
   for (std::size_t t = 100'000; t < 1'500'000; ++t) expected += covered[t];
   EXPECT_EQ(union_length(spans, 100'000, 1'500'000), expected);
+}
+
+TEST(Intervals, RunningUnionOverSortedSpansEqualsTheMaterialisedUnion) {
+  // The one-pass union analyze uses per class must agree with make_union on random spans.
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::int64_t> start(0, 100000), len(0, 500);
+  std::vector<interval> spans;
+  for (int i = 0; i < 5000; ++i) {
+    const auto s = start(rng);
+    spans.push_back({s, s + len(rng)});
+  }
+  std::sort(spans.begin(), spans.end(), [](const interval& a, const interval& b) { return a.start < b.start; });
+  running_union running;
+  for (const auto& s : spans) running.add(s);
+  EXPECT_EQ(running.length(), length(make_union(spans)));
 }

@@ -230,5 +230,38 @@ TEST(KinetoInput, AnEventLargerThanAChunkStillReads) {
   EXPECT_EQ(t.strings[t.activities[0].name].size(), big_name.size());
 }
 
+
+TEST(KinetoInput, LaunchPairsKeepWhatStepMappingNeedsWithoutWholeApiCalls) {
+  // analyze reads Kineto JSON with api_calls off and launch_calls on: every runtime call with a
+  // correlation id must survive as a launch pair with the same start, correlation and name.
+  const std::string json = R"j({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 77, "tid": 78, "ts": 1.5, "dur": 0.2,
+     "args": {"correlation": 11}},
+    {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 77, "tid": 79, "ts": 2, "dur": 0.1,
+     "args": {"correlation": 12}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 77, "tid": 78, "ts": 3, "dur": 1,
+     "args": {}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2.5, "dur": 1,
+     "args": {"device": 0, "stream": 7, "correlation": 11}}
+  ]})j";
+  read_options whole;
+  const trace with_calls = read_kineto_json_buffer(json, "t.json", whole);
+  read_options pairs;
+  pairs.api_calls = false;
+  pairs.launch_calls = true;
+  const trace with_pairs = read_kineto_json_buffer(json, "t.json", pairs);
+  EXPECT_TRUE(with_pairs.api_calls.empty());
+  ASSERT_EQ(with_pairs.launches.size(), 2u);  // the call without a correlation id is not needed
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& call = with_calls.api_calls[i];
+    const auto& pair = with_pairs.launches[i];
+    EXPECT_EQ(pair.start, call.start);
+    EXPECT_EQ(pair.correlation, call.correlation);
+    EXPECT_EQ(with_pairs.strings[pair.name], with_calls.strings[call.name]);
+    EXPECT_EQ(pair.process, call.process);
+  }
+  EXPECT_EQ(with_pairs.activities.size(), with_calls.activities.size());
+}
+
 }  // namespace
 }  // namespace headroom::trace
