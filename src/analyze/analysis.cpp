@@ -315,6 +315,15 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   for (const auto& r : rep.timelines) {
     if (r.device < 0) notes.push_back(fmt::format("{}: activities without a device id are measured on a timeline of their own", r.label));
     if (r.wall <= 0) notes.push_back(fmt::format("{}: the window is empty", r.label));
+    // A step of one or two kernels gives exact but meaningless shares (one kernel is 100% busy).
+    std::uint64_t in_window = 0;
+    for (const auto& c : r.by_category) in_window += c.count;
+    constexpr std::uint64_t few_activities = 20;
+    if (r.wall > 0 && in_window < few_activities) {
+      notes.push_back(fmt::format("{}: the window holds only {} GPU activit{} over {} ns; its shares describe that span "
+                                  "alone (--window whole measures the whole trace)",
+                                  r.label, in_window, in_window == 1 ? "y" : "ies", r.wall));
+    }
   }
   if (t.dropped_records > 0) {
     notes.push_back(fmt::format("the profiler reported {} lost records: busy times may be too low", t.dropped_records));

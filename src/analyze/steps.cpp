@@ -174,20 +174,37 @@ std::optional<window> step_finder::steady_window(const timeline& tl, int warmup)
   const auto steps = mapped_steps(tl, how, dropped);
   if (steps.empty()) return std::nullopt;
   const int n = static_cast<int>(steps.size());
-  const int skip = n - warmup >= 2 ? std::max(warmup, 0) : 0;
   window w;
   w.source = window_source::step_markers;
-  w.start = steps[static_cast<std::size_t>(skip)].start;
-  w.end = w.start;
-  for (int i = skip; i < n; ++i) w.end = std::max(w.end, steps[static_cast<std::size_t>(i)].end);
-  w.steps = n - skip;
-  w.skipped_warmup = skip;
   std::string extra;
-  if (skip > 0) extra += fmt::format(", {} skipped as warm-up", skip);
-  if (dropped > 0) extra += fmt::format(", {} without work on this device or cut off at the trace's edge dropped", dropped);
-  w.description = fmt::format("steps {} ({} step{}{}; {})",
-                              step_span_name(t_.strings[steps[static_cast<std::size_t>(skip)].name], t_.strings[steps.back().name]),
-                              w.steps, w.steps == 1 ? "" : "s", extra, to_string(how));
+  int first = 0;
+  int last = n - 1;  // the last step inside the window
+  // Steps are measured start to start, as repeating units are: a step lasts until the next one
+  // begins on the GPU, so idle time between steps (host-bound launches, data loading) counts
+  // against the step that caused it. The last recorded step only closes the window: how long the
+  // GPU stayed idle after it is not in the trace. A single step is measured as it is.
+  const bool start_to_start = n >= 2 && steps.back().start > steps.front().start;
+  if (start_to_start) {
+    last = n - 2;
+    const int periods = n - 1;
+    first = periods - warmup >= 2 ? std::max(warmup, 0) : 0;
+    w.start = steps[static_cast<std::size_t>(first)].start;
+    w.end = steps.back().start;
+    extra += fmt::format("; start to start, closed by the start of {}", t_.strings[steps.back().name]);
+  } else {
+    w.start = steps.front().start;
+    w.end = w.start;
+    for (const auto& s : steps) w.end = std::max(w.end, s.end);
+  }
+  w.steps = last - first + 1;
+  w.skipped_warmup = first;
+  std::string counts;
+  if (first > 0) counts += fmt::format(", {} skipped as warm-up", first);
+  if (dropped > 0) counts += fmt::format(", {} without work on this device or cut off at the trace's edge dropped", dropped);
+  w.description = fmt::format("steps {} ({} step{}{}; {}{})",
+                              step_span_name(t_.strings[steps[static_cast<std::size_t>(first)].name],
+                                             t_.strings[steps[static_cast<std::size_t>(last)].name]),
+                              w.steps, w.steps == 1 ? "" : "s", counts, to_string(how), extra);
   return w;
 }
 

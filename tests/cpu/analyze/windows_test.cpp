@@ -38,12 +38,14 @@ TEST(Windows, StepMarkersAreMappedToTheGpuThroughCorrelation) {
   ASSERT_EQ(rep.timelines.size(), 1u);
   const auto& w = rep.timelines[0].win;
   EXPECT_EQ(w.source, window_source::step_markers);
-  // Step 1 skipped as warm-up; steps 2..4 on the GPU run from 1300 to 4200.
+  // GPU spans start at 300, 1300, 2300, 3300. Steps are measured start to start, so step 4 only
+  // closes the window; step 1 is skipped as warm-up: steps 2..3 run from 1300 to 3300.
   EXPECT_EQ(w.start, 1300);
-  EXPECT_EQ(w.end, 4200);
-  EXPECT_EQ(w.steps, 3);
+  EXPECT_EQ(w.end, 3300);
+  EXPECT_EQ(w.steps, 2);
   EXPECT_EQ(w.skipped_warmup, 1);
-  EXPECT_NE(w.description.find("ProfilerStep#2..#4"), std::string::npos) << w.description;
+  EXPECT_NE(w.description.find("ProfilerStep#2..#3"), std::string::npos) << w.description;
+  EXPECT_NE(w.description.find("start to start"), std::string::npos) << w.description;
   EXPECT_NE(w.description.find("correlation"), std::string::npos) << w.description;
 }
 
@@ -54,10 +56,11 @@ TEST(Windows, WarmupIsKeptWhenFewerThanTwoStepsWouldRemain) {
     b.launch(1000 * s + 1, s + 1).kernel(test::gemm, 1000 * s + 100, 1000 * s + 500, 7, s + 1);
   }
   const auto w = run(b.t).timelines[0].win;
-  EXPECT_EQ(w.steps, 2);
+  // Two steps are one start-to-start period: nothing is skipped.
+  EXPECT_EQ(w.steps, 1);
   EXPECT_EQ(w.skipped_warmup, 0);
   EXPECT_EQ(w.start, 100);
-  EXPECT_EQ(w.end, 1500);
+  EXPECT_EQ(w.end, 1100);
 }
 
 TEST(Windows, StepCutOffAtTheTraceEndIsDropped) {
@@ -65,9 +68,10 @@ TEST(Windows, StepCutOffAtTheTraceEndIsDropped) {
   // Step 4 launched a kernel that the profiler never recorded: its GPU span is incomplete.
   b.launch(3000 + 900, 999);
   const auto w = run(b.t).timelines[0].win;
+  // Steps 1..3 remain: two periods, too few to skip a warm-up step.
   EXPECT_EQ(w.steps, 2);
-  EXPECT_EQ(w.start, 1300);
-  EXPECT_EQ(w.end, 3200);
+  EXPECT_EQ(w.start, 300);
+  EXPECT_EQ(w.end, 2300);
   EXPECT_NE(w.description.find("dropped"), std::string::npos) << w.description;
 }
 
@@ -81,7 +85,7 @@ TEST(Windows, GpuAnnotationsServeWhenThereIsNoCorrelation) {
   const auto w = run(b.t).timelines[0].win;
   EXPECT_EQ(w.source, window_source::step_markers);
   EXPECT_EQ(w.start, 1200);
-  EXPECT_EQ(w.end, 4100);
+  EXPECT_EQ(w.end, 3200);
   EXPECT_NE(w.description.find("gpu_user_annotation"), std::string::npos) << w.description;
 }
 
@@ -92,14 +96,14 @@ TEST(Windows, HostRangesAreUsedAsTheyAreAsALastResort) {
     b.kernel(test::gemm, 1000 * s + 200, 1000 * s + 900);
   }
   const auto w = run(b.t).timelines[0].win;
-  EXPECT_EQ(w.start, 1000);
-  EXPECT_EQ(w.end, 3000);
+  EXPECT_EQ(w.start, 0);  // three steps are two periods: no warm-up skipped
+  EXPECT_EQ(w.end, 2000);
   EXPECT_NE(w.description.find("host ranges"), std::string::npos) << w.description;
 }
 
 TEST(Windows, CustomStepMarkerRegexIsHonoured) {
   trace_builder b;
-  for (int s = 0; s < 4; ++s) {
+  for (int s = 0; s < 5; ++s) {
     b.range("train_batch", 1000 * s, 1000 * s + 1000);
     b.kernel(test::gemm, 1000 * s + 100, 1000 * s + 900);
   }

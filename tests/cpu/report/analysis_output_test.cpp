@@ -16,14 +16,15 @@ namespace {
 
 const std::string golden_dir = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/report/golden/";
 
-// Rank 0: three ProfilerSteps with correlated launches (one skipped as warm-up); rank 1: the same
-// kernels without markers, measured over the whole span.
+// Rank 0: four ProfilerSteps with correlated launches, measured start to start (step 0 skipped as
+// warm-up, step 3 closes the window: steps 1..2 over 20 us, 80% busy, 20% addressable, 10%
+// exclusive of the GEMM it overlaps); rank 1: other kernels without markers, over the whole span.
 trace::trace two_ranks() {
   trace_builder r0;
   r0.t.processes[0].rank = 0;
   r0.t.devices.push_back({0, 0, "NVIDIA H200", 9, 0, 132, 0});
   std::uint64_t corr = 1;
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < 4; ++s) {
     const trace::time_ns t0 = 1'000'000 + 10'000 * s;
     r0.range("ProfilerStep#" + std::to_string(s), t0, t0 + 10'000);
     r0.launch(t0 + 10, corr).kernel(test::gemm, t0 + 1000, t0 + 5000, 7, corr);
