@@ -5,29 +5,14 @@
 
 #include "headroom/project/amdahl.hpp"
 #include "headroom/report/analysis_output.hpp"
+#include "headroom/util/json.hpp"
 
 namespace headroom::report {
 namespace {
 
 using analyze::timeline_report;
 
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += ch;
-    }
-  }
-  return out + "\"";
-}
+std::string quote(std::string_view s) { return util::json_string(s); }
 
 // Infinite speedups and ceilings are null: JSON has no infinity.
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "headroom/util/error.hpp"
+#include "headroom/util/json.hpp"
 
 namespace headroom::trace {
 namespace {
@@ -26,47 +27,6 @@ constexpr std::string_view palette[] = {
 // Host threads and the annotation row of a device sit in the same Chrome process as streams;
 // this tid keeps the annotation row apart from any real stream id.
 constexpr std::int64_t annotation_tid = 2147483647;
-
-// Length of the UTF-8 sequence starting at s[i], or 0 when it is not valid UTF-8.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  if (n == 2 && c < 0xC2) return 0;  // overlong
-  return n;
-}
-
-void append_quoted(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (std::size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    switch (c) {
-      case '"': out += "\\\""; ++i; continue;
-      case '\\': out += "\\\\"; ++i; continue;
-      case '\n': out += "\\n"; ++i; continue;
-      case '\t': out += "\\t"; ++i; continue;
-      case '\r': out += "\\r"; ++i; continue;
-      default: break;
-    }
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-      ++i;
-      continue;
-    }
-    const std::size_t n = utf8_length(s, i);
-    if (n == 0) {
-      out += "\\ufffd";
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, n));
-    i += n;
-  }
-  out.push_back('"');
-}
 
 // Nanoseconds as microseconds with three decimals, exactly (a double would lose nanoseconds at
 // epoch-scale timestamps).
@@ -87,9 +47,9 @@ class chrome_writer {
     assign_tracks();
     assign_colours();
     buf_ += "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"headroom\",\"source_format\":";
-    append_quoted(buf_, to_string(t_.format));
+    util::append_json_string(buf_, to_string(t_.format));
     buf_ += ",\"platform\":";
-    append_quoted(buf_, t_.platform);
+    util::append_json_string(buf_, t_.platform);
     buf_ += "},\"traceEvents\":[\n";
     write_metadata();
     for (std::size_t i = 0; i < t_.activities.size(); ++i) write_activity(i);
@@ -132,7 +92,7 @@ class chrome_writer {
   void metadata(std::string_view what, std::int64_t pid, std::int64_t tid, std::string_view name) {
     begin_event();
     buf_ += fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":", what, pid, tid);
-    append_quoted(buf_, name);
+    util::append_json_string(buf_, name);
     buf_ += "}}";
   }
 
@@ -187,7 +147,7 @@ class chrome_writer {
                   time_ns start) {
     begin_event();
     buf_ += fmt::format("{{\"ph\":\"{}\",\"cat\":\"{}\",\"name\":", ph, cat);
-    append_quoted(buf_, t_.strings[name]);
+    util::append_json_string(buf_, t_.strings[name]);
     buf_ += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
     append_us(buf_, start);
   }
@@ -213,14 +173,14 @@ class chrome_writer {
     if (a.graph_node != 0) buf_ += fmt::format(",\"graph node\":{}", a.graph_node);
     if (!label.empty()) {
       buf_ += ",\"class\":";
-      append_quoted(buf_, label);
+      util::append_json_string(buf_, label);
     }
     if (options_.args) {
       for (const auto& [k, v] : options_.args(i)) {
         buf_ += ',';
-        append_quoted(buf_, k);
+        util::append_json_string(buf_, k);
         buf_ += ':';
-        append_quoted(buf_, v);
+        util::append_json_string(buf_, v);
       }
     }
     buf_ += "}}";
@@ -277,7 +237,7 @@ class chrome_writer {
 
 std::string json_quote(std::string_view s) {
   std::string out;
-  append_quoted(out, s);
+  util::append_json_string(out, s);
   return out;
 }
 

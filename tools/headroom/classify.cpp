@@ -6,27 +6,12 @@
 #include <vector>
 
 #include "command.hpp"
+#include "headroom/util/json.hpp"
 #include "headroom/classify/classifier.hpp"
 
 namespace headroom::cli {
 namespace {
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
 
 // TSV fields cannot hold tabs or newlines; kernel names have none, but stdin might.
 std::string tsv_field(std::string_view s) {
@@ -82,9 +67,9 @@ int run(const options& o) {
     if (o.json) {
       fmt::print("{}\n  {{\"name\": {}, \"category\": \"{}\", \"provenance\": \"{}\", \"addressable\": {}, "
                  "\"rule\": {}, \"library\": {}}}",
-                 i ? "," : "", json_string(name), to_string(k.cat), to_string(k.prov),
-                 k.addressable() ? "true" : "false", k.rule.empty() ? "null" : json_string(k.rule),
-                 json_string(k.library));
+                 i ? "," : "", util::json_string(name), to_string(k.cat), to_string(k.prov),
+                 k.addressable() ? "true" : "false", k.rule.empty() ? "null" : util::json_string(k.rule),
+                 util::json_string(k.library));
     } else if (o.tsv) {
       fmt::print("{}\t{}\t{}\t{}\t{}\t{}\n", to_string(k.cat), to_string(k.prov), yes_no, rule, k.library,
                  tsv_field(name));
