@@ -82,7 +82,8 @@ class event_stream_writer {
   std::uint64_t bytes_written() const noexcept;
 
  private:
-  bool begin_record(std::uint8_t kind, std::size_t body_bytes) noexcept;
+  char* reserve_locked(std::uint8_t kind, std::size_t body_bytes) noexcept;  // where the body goes
+  bool end_record_locked() noexcept;
   string_id intern_locked(std::string_view s) noexcept;
   bool flush_locked() noexcept;
   void fail(std::string what) noexcept;

@@ -232,8 +232,12 @@ TEST(NsysReader, DistinctGlobalPidsBecomeDistinctProcesses) {
   const auto* fill = find_kernel(t, "ampere_sgemm_128x64_nn");
   ASSERT_NE(fill, nullptr);
   for (const auto& c : t.api_calls) {
-    if (c.correlation == 101 && c.kind == api_kind::driver) EXPECT_EQ(c.process, fill->process);
-    if (c.correlation == 101 && c.kind == api_kind::runtime) EXPECT_NE(c.process, fill->process);
+    if (c.correlation != 101) continue;
+    if (c.kind == api_kind::driver) {
+      EXPECT_EQ(c.process, fill->process);
+    } else {
+      EXPECT_NE(c.process, fill->process);
+    }
   }
 }
 
