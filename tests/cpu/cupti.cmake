@@ -3,3 +3,13 @@ if(HEADROOM_HAVE_CUDA)
   headroom_cpu_test(cupti_convert_test ${CMAKE_CURRENT_LIST_DIR}/cupti/cupti_convert_test.cpp)
   target_link_libraries(cupti_convert_test PRIVATE headroom_cupti_convert)
 endif()
+
+# The HEADROOM_PROFILE_* contract with the launcher, and the injection library's exports (owner: cupti).
+if(HEADROOM_HAVE_CUDA)
+  headroom_cpu_test(profile_settings_test ${CMAKE_CURRENT_LIST_DIR}/cupti/profile_settings_test.cpp)
+  target_link_libraries(profile_settings_test PRIVATE headroom_cupti_settings)
+  headroom_cpu_test(inject_library_test ${CMAKE_CURRENT_LIST_DIR}/cupti/inject_library_test.cpp)
+  target_compile_definitions(inject_library_test PRIVATE HEADROOM_INJECT_LIBRARY="$<TARGET_FILE:headroom_inject>")
+  target_link_libraries(inject_library_test PRIVATE ${CMAKE_DL_LIBS})
+  add_dependencies(inject_library_test headroom_inject)
+endif()

@@ -1,0 +1,489 @@
+#include "cupti_session.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cupti_convert.hpp"
+#include "headroom/trace/event_stream.hpp"
+
+namespace headroom::cupti {
+namespace {
+
+constexpr const char* other_client_message =
+    "another CUPTI client is active (torch.profiler, nsys, ncu?); this process runs unprofiled";
+constexpr std::string_view dropped_warning =
+    "CUPTI dropped activity records: no buffer space (raise HEADROOM_PROFILE_BUFFER_MB)";
+constexpr std::string_view pool_warning =
+    "the activity buffer pool was exhausted; CUPTI was refused a buffer and dropped what it could not store";
+
+// The flush thread wakes this often to notice a stop or a fatal signal; it calls into CUPTI only
+// once per flush period.
+constexpr auto flusher_tick = std::chrono::milliseconds(20);
+// How long a fatal signal waits for the flush thread before the process dies as it would have.
+constexpr int signal_flush_wait_ms = 2000;
+
+struct session {
+  profile_settings settings;
+  pid_t owner = 0;
+  std::filesystem::path path;
+  std::unique_ptr<trace::event_stream_writer> writer;
+
+  // The converter is not thread-safe, and CUPTI may complete buffers on any thread.
+  std::mutex convert_mutex;
+  std::unique_ptr<activity_converter> converter;
+  bool closed = false;  // stream closed: later buffers are discarded
+  bool drop_logged = false;
+  std::uint64_t refusals_reported = 0;
+
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<CUpti_ActivityKind> enabled;
+
+  std::mutex pool_mutex;
+  std::vector<std::uint8_t*> free_buffers;
+  std::size_t buffers_made = 0;
+  std::atomic<std::uint64_t> refusals{0};
+  std::atomic<bool> refusing{false};  // set once the stream is closed
+
+  std::thread flusher;
+  std::atomic<long> flusher_tid{0};
+  std::mutex flusher_mutex;
+  std::condition_variable flusher_wake;
+  bool stop_flusher = false;
+  std::atomic<int> fatal_signal{0};
+  std::atomic<bool> signal_flushed{false};
+
+  std::atomic<bool> stopping{false};
+};
+
+// Leaked on purpose: CUPTI and the flush thread may still touch it while static objects are
+// destroyed, and std::thread's destructor would terminate the host if the thread were joinable.
+session* g_session = nullptr;
+std::atomic<bool> g_forked_child{false};
+
+bool owned_here(const session* s) {
+  return s != nullptr && !g_forked_child.load(std::memory_order_relaxed) && ::getpid() == s->owner;
+}
+
+long current_tid() { return static_cast<long>(::syscall(SYS_gettid)); }
+
+std::string_view callback_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const char* name = nullptr;
+  // Not checked through HEADROOM_CUPTI_TRY: an unknown id is expected and would flood stderr.
+  if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr) return name;
+  return {};
+}
+
+// Records the pool's refusals since the last report. Caller holds convert_mutex.
+void report_refusals_locked(session& s) {
+  const auto refusals = s.refusals.load(std::memory_order_relaxed);
+  if (refusals == s.refusals_reported) return;
+  if (s.refusals_reported == 0) {
+    log_line("the activity buffer pool (%zu MB) is exhausted; records are being dropped",
+             s.settings.buffer_pool_bytes >> 20);
+  }
+  s.writer->add_warning(pool_warning, refusals - s.refusals_reported);
+  s.refusals_reported = refusals;
+}
+
+// Counts what CUPTI could not record. Caller holds convert_mutex.
+void collect_dropped_locked(session& s, CUcontext context, std::uint32_t stream) {
+  std::size_t dropped = 0;
+  if (!HEADROOM_CUPTI_TRY(cuptiActivityGetNumDroppedRecords(context, stream, &dropped)) || dropped == 0) return;
+  s.converter->add_dropped(dropped);
+  s.writer->add_warning(dropped_warning, dropped);
+  if (!s.drop_logged) {
+    s.drop_logged = true;
+    log_line("CUPTI dropped %zu activity records (buffer space); the trace is incomplete", dropped);
+  }
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = nullptr;
+  *size = 0;
+  *max_records = 0;  // as many as fit
+  session* s = g_session;
+  if (!owned_here(s) || s->refusing.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(s->pool_mutex);
+  if (!s->free_buffers.empty()) {
+    *buffer = s->free_buffers.back();
+    s->free_buffers.pop_back();
+  } else if (s->buffers_made < s->settings.buffer_count()) {
+    // malloc's alignment (16) covers the 8 bytes CUPTI requires.
+    *buffer = static_cast<std::uint8_t*>(std::malloc(s->settings.buffer_bytes));
+    if (*buffer != nullptr) ++s->buffers_made;
+  }
+  if (*buffer != nullptr) {
+    *size = s->settings.buffer_bytes;
+  } else {
+    // No buffer: CUPTI drops records and counts them (cuptiActivityGetNumDroppedRecords).
+    s->refusals.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid_bytes) {
+  session* s = g_session;
+  if (s == nullptr) return;  // cannot happen: buffers only come from a session's pool
+  if (owned_here(s)) {
+    try {
+      std::lock_guard lock(s->convert_mutex);
+      if (!s->closed) {
+        CUpti_Activity* record = nullptr;
+        for (;;) {
+          const auto result = cuptiActivityGetNextRecord(buffer, valid_bytes, &record);
+          if (result == CUPTI_SUCCESS) {
+            s->converter->convert(*record);
+            continue;
+          }
+          // MAX_LIMIT_REACHED is the normal end; INVALID_KIND ends a buffer a forced flush cut short.
+          if (result != CUPTI_ERROR_MAX_LIMIT_REACHED && result != CUPTI_ERROR_INVALID_KIND) {
+            HEADROOM_CUPTI_TRY(result);
+          }
+          break;
+        }
+        collect_dropped_locked(*s, context, stream);
+        report_refusals_locked(*s);
+        s->writer->flush();
+      }
+    } catch (...) {
+      // Only a failed lock or allocation lands here; the buffer goes back to the pool regardless.
+    }
+  }
+  if (buffer == nullptr) return;
+  try {
+    std::lock_guard lock(s->pool_mutex);
+    s->free_buffers.push_back(buffer);
+  } catch (...) {
+    std::free(buffer);
+  }
+}
+
+void flush_now(session& s, std::uint32_t flag) {
+  HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(flag));
+  try {
+    std::lock_guard lock(s.convert_mutex);
+    if (!s.closed) {
+      report_refusals_locked(s);
+      s.writer->flush();
+    }
+  } catch (...) {
+  }
+}
+
+// cuptiActivityFlushPeriod only returns full buffers, so a quiet process would deliver nothing
+// until exit (profiling_anchors.md 1.2); a periodic FlushAll bounds what a kill can lose.
+void flush_loop(session* s) {
+  s->flusher_tid.store(current_tid());
+  auto next = std::chrono::steady_clock::now() + s->settings.flush_period;
+  std::unique_lock lock(s->flusher_mutex);
+  while (!s->stop_flusher) {
+    s->flusher_wake.wait_for(lock, std::min<std::chrono::milliseconds>(flusher_tick, s->settings.flush_period));
+    if (s->stop_flusher) break;
+    if (s->fatal_signal.load() != 0) {
+      lock.unlock();
+      // The process is about to die: take incomplete buffers too.
+      flush_now(*s, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      s->fatal_signal.store(0);
+      s->signal_flushed.store(true);
+      lock.lock();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() < next) continue;
+    lock.unlock();
+    flush_now(*s, 0);
+    lock.lock();
+    next = std::chrono::steady_clock::now() + s->settings.flush_period;
+  }
+}
+
+bool start_flusher(session& s) {
+  // The flush thread must not take the host's signals: block them all while it is created, so it
+  // inherits a full mask.
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  bool started = true;
+  try {
+    s.flusher = std::thread(flush_loop, &s);
+  } catch (...) {
+    started = false;
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (!started) log_line("could not start the flush thread; records are written only as CUPTI fills buffers and at exit");
+  return started;
+}
+
+// SIGTERM/SIGINT: chained, never replacing the host's handling. Only when the previous action would
+// kill the process at once does the handler wait (bounded) for the flush thread's forced flush.
+struct chained_signal {
+  int number;
+  struct sigaction previous;
+  bool installed;
+};
+chained_signal g_chained[] = {{SIGTERM, {}, false}, {SIGINT, {}, false}};
+
+void on_fatal_signal(int number, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  chained_signal* chained = nullptr;
+  for (auto& c : g_chained) {
+    if (c.number == number && c.installed) chained = &c;
+  }
+  if (chained == nullptr) return;
+  const auto& previous = chained->previous;
+  const bool previous_is_default = !(previous.sa_flags & SA_SIGINFO) && previous.sa_handler == SIG_DFL;
+
+  session* s = g_session;
+  if (previous_is_default && owned_here(s) && !s->stopping.load() && s->flusher_tid.load() != 0 &&
+      s->flusher_tid.load() != current_tid()) {
+    s->signal_flushed.store(false);
+    s->fatal_signal.store(number);
+    const timespec tick{0, 1'000'000};
+    for (int waited = 0; waited < signal_flush_wait_ms && !s->signal_flushed.load(); ++waited) nanosleep(&tick, nullptr);
+  }
+
+  errno = saved_errno;
+  if (previous.sa_flags & SA_SIGINFO) {
+    if (previous.sa_sigaction != nullptr) previous.sa_sigaction(number, info, context);
+  } else if (previous.sa_handler == SIG_DFL) {
+    // Die as the host would have: default action, re-raised; delivered when this handler returns.
+    sigaction(number, &previous, nullptr);
+    raise(number);
+  } else if (previous.sa_handler != SIG_IGN && previous.sa_handler != nullptr) {
+    previous.sa_handler(number);
+  }
+}
+
+void chain_signal_handlers() {
+  for (auto& c : g_chained) {
+    struct sigaction current {};
+    if (sigaction(c.number, nullptr, &current) != 0) continue;
+    // An ignored signal (nohup) stays ignored: installing a handler would change what the host does.
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) continue;
+    c.previous = current;
+    struct sigaction ours {};
+    ours.sa_sigaction = on_fatal_signal;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&ours.sa_mask);
+    c.installed = true;  // before the handler can run
+    if (sigaction(c.number, &ours, nullptr) != 0) c.installed = false;
+  }
+}
+
+void on_fork_child() { g_forked_child.store(true); }
+
+void at_exit() { stop_session(); }
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  session* s = g_session;
+  if (!owned_here(s) || data == nullptr) return;
+  try {
+    if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR) {
+      const auto* state = static_cast<const CUpti_StateData*>(data);
+      const char* message = state->notification.message ? state->notification.message : "no details";
+      log_line("CUPTI reported a fatal error (%s); profiling of this process stops here", message);
+      std::lock_guard lock(s->convert_mutex);
+      if (!s->closed) {
+        s->writer->add_warning(fmt::format("CUPTI reported a fatal error ({}); the trace ends early", message));
+        s->writer->flush();
+      }
+    } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+      // A reset destroys the context and the records CUPTI still holds for it.
+      const auto* call = static_cast<const CUpti_CallbackData*>(data);
+      if (call->callbackSite == CUPTI_API_ENTER) HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    }
+  } catch (...) {
+  }
+}
+
+// Closes the stream and leaves CUPTI as it was found, for a process that runs unprofiled.
+void abandon(session& s, const char* why) {
+  for (auto kind : s.enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+  s.enabled.clear();
+  if (s.subscriber != nullptr) HEADROOM_CUPTI_TRY(cuptiUnsubscribe(s.subscriber));
+  s.subscriber = nullptr;
+  s.refusing.store(true);
+  std::lock_guard lock(s.convert_mutex);
+  s.writer->add_warning(why);
+  s.converter->finish();
+  s.writer->close();
+  s.closed = true;
+}
+
+void other_client(session& s) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) log_line("%s", other_client_message);
+  abandon(s, other_client_message);
+}
+
+// Kinds whose failure to enable means someone else holds CUPTI, rather than an unsupported kind.
+bool another_client_result(CUptiResult r) {
+  return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || r == CUPTI_ERROR_NOT_COMPATIBLE;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
+}  // namespace
+
+bool cupti_ok(CUptiResult result, const char* call, const char* file, int line) noexcept {
+  if (result == CUPTI_SUCCESS) return true;
+  const char* text = nullptr;
+  if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown CUPTI error";
+  log_line("%s failed: %s (%d) at %s:%d", call, text, static_cast<int>(result), file, line);
+  return false;
+}
+
+void log_line(const char* format, ...) noexcept {
+  // One write(2) per line, so lines from several processes or threads do not interleave.
+  char line[1024];
+  int n = std::snprintf(line, sizeof line, "headroom: ");
+  va_list args;
+  va_start(args, format);
+  const int body = std::vsnprintf(line + n, sizeof line - static_cast<std::size_t>(n) - 1, format, args);
+  va_end(args);
+  if (body > 0) n += std::min(body, static_cast<int>(sizeof line) - n - 2);
+  line[n++] = '\n';
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, line, static_cast<std::size_t>(n));
+}
+
+bool start_session(profile_settings settings) noexcept {
+  try {
+    if (g_session != nullptr) return false;
+    auto owned = std::make_unique<session>();
+    session& s = *owned;
+    s.settings = std::move(settings);
+    s.owner = ::getpid();
+    s.path = s.settings.dir / fmt::format("{}.hrs", s.owner);
+
+    trace::event_stream_header header;
+    header.pid = static_cast<std::uint32_t>(s.owner);
+    header.rank = s.settings.rank;
+    std::uint64_t now = 0;
+    if (HEADROOM_CUPTI_TRY(cuptiGetTimestamp(&now))) header.start = static_cast<trace::time_ns>(now);
+    header.process_name = process_command_line();
+    header.host = host_name();
+    s.writer = std::make_unique<trace::event_stream_writer>(s.path, header);
+    if (!s.writer->ok()) {
+      log_line("cannot write the event stream %s (%s); this process runs unprofiled", s.path.c_str(),
+               s.writer->error().c_str());
+      return false;
+    }
+    for (const auto& problem : s.settings.problems) {
+      log_line("%s", problem.c_str());
+      s.writer->add_warning(problem);
+    }
+    s.converter = std::make_unique<activity_converter>(*s.writer, callback_name);
+    g_session = owned.release();
+
+    // A child forked without exec shares our file descriptor; it must never write to it.
+    if (pthread_atfork(nullptr, nullptr, on_fork_child) != 0) log_line("pthread_atfork failed; forked children are detected by pid only");
+    if (std::atexit(at_exit) != 0) log_line("atexit failed; records after the last periodic flush will be lost");
+
+    const auto subscribed = cuptiSubscribe(&s.subscriber, on_callback, nullptr);
+    if (subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      s.subscriber = nullptr;
+      other_client(s);
+      return false;
+    }
+    if (!cupti_ok(subscribed, "cuptiSubscribe(&s.subscriber, on_callback, nullptr)", __FILE__, __LINE__)) {
+      s.subscriber = nullptr;
+      abandon(s, "cuptiSubscribe failed; this process runs unprofiled");
+      return false;
+    }
+    HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR));
+    HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                           CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
+
+    if (!HEADROOM_CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) {
+      other_client(s);
+      return false;
+    }
+    // Kernels in CUDA graphs: with CONCURRENT_KERNEL on and GRAPH_TRACE off (never enabled here),
+    // CUPTI records every graph node's kernel, with graphId/graphNodeId set.
+    for (auto kind : activity_kinds(s.settings.kinds)) {
+      const auto result = cuptiActivityEnable(kind);
+      if (result == CUPTI_SUCCESS) {
+        s.enabled.push_back(kind);
+        continue;
+      }
+      HEADROOM_CUPTI_TRY(result);
+      if (another_client_result(result)) {
+        other_client(s);
+        return false;
+      }
+      std::lock_guard lock(s.convert_mutex);
+      s.writer->add_warning(fmt::format("CUPTI activity kind {} could not be enabled; it is missing from the trace",
+                                        static_cast<int>(kind)));
+    }
+    if (s.enabled.empty()) {
+      abandon(s, "no CUPTI activity kind could be enabled; this process runs unprofiled");
+      return false;
+    }
+
+    start_flusher(s);
+    chain_signal_handlers();
+    return true;
+  } catch (...) {
+    log_line("the profiler failed to start; this process runs unprofiled");
+    return false;
+  }
+}
+
+void stop_session() noexcept {
+  session* s = g_session;
+  if (!owned_here(s) || s->stopping.exchange(true)) return;
+  try {
+    {
+      std::lock_guard lock(s->flusher_mutex);
+      s->stop_flusher = true;
+    }
+    s->flusher_wake.notify_all();
+    if (s->flusher.joinable() && s->flusher.get_id() != std::this_thread::get_id()) s->flusher.join();
+
+    bool closed = false;
+    {
+      std::lock_guard lock(s->convert_mutex);
+      closed = s->closed;
+    }
+    if (!closed) {
+      // FORCED also returns buffers holding records not yet complete (cupti_activity.h).
+      HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+      s->refusing.store(true, std::memory_order_release);
+      std::lock_guard lock(s->convert_mutex);
+      collect_dropped_locked(*s, nullptr, 0);
+      report_refusals_locked(*s);
+      s->converter->finish();
+      s->writer->close();
+      s->closed = true;
+    }
+    if (s->writer->lost_records() > 0 || !s->writer->error().empty()) {
+      log_line("the event stream %s is incomplete: %s (%llu records lost)", s->path.c_str(), s->writer->error().c_str(),
+               static_cast<unsigned long long>(s->writer->lost_records()));
+    }
+  } catch (...) {
+    log_line("the profiler failed while stopping; the stream keeps what was flushed");
+  }
+}
+
+}  // namespace headroom::cupti

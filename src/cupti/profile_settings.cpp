@@ -1,0 +1,152 @@
+#include "profile_settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace headroom::cupti {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, profile_kind>, 7> kind_names = {{
+    {"kernel", profile_kind::kernel},
+    {"memcpy", profile_kind::memcpy},
+    {"memset", profile_kind::memset},
+    {"runtime", profile_kind::runtime},
+    {"driver", profile_kind::driver},
+    {"nvtx", profile_kind::nvtx},
+    {"overhead", profile_kind::overhead},
+}};
+
+// Flush periods outside this range either spin the flush thread or leave a quiet process's records
+// unflushed for so long that a kill loses most of them.
+constexpr std::int64_t min_flush_ms = 10;
+constexpr std::int64_t max_flush_ms = 60'000;
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+  text = trim(text);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+bool has(std::uint32_t kinds, profile_kind k) { return (kinds & static_cast<std::uint32_t>(k)) != 0; }
+
+}  // namespace
+
+std::uint32_t parse_profile_kinds(std::string_view list, std::vector<std::string>& problems) {
+  if (trim(list).empty()) return all_profile_kinds;
+  std::uint32_t kinds = 0;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    const auto item = lower(trim(list.substr(0, comma)));
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    if (item.empty()) continue;
+    if (item == "all") {
+      kinds = all_profile_kinds;
+      continue;
+    }
+    const auto* known = std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.first == item; });
+    if (known == kind_names.end()) {
+      problems.push_back(fmt::format("HEADROOM_PROFILE_KINDS: unknown kind '{}' ignored (known: kernel, memcpy, "
+                                     "memset, runtime, driver, nvtx, overhead)", item));
+      continue;
+    }
+    kinds |= static_cast<std::uint32_t>(known->second);
+  }
+  if (kinds == 0) {
+    problems.push_back("HEADROOM_PROFILE_KINDS named no known kind; recording all kinds");
+    return all_profile_kinds;
+  }
+  return kinds;
+}
+
+profile_settings settings_from_env(const env_lookup& env) {
+  profile_settings s;
+  if (const char* dir = env("HEADROOM_PROFILE_DIR"); dir && *dir) s.dir = dir;
+  if (const char* kinds = env("HEADROOM_PROFILE_KINDS")) s.kinds = parse_profile_kinds(kinds, s.problems);
+
+  if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
+    const auto ms = parse_integer(text);
+    if (!ms || *ms <= 0) {
+      s.problems.push_back(fmt::format("HEADROOM_PROFILE_FLUSH_MS='{}' is not a positive integer; using {} ms",
+                                       text, s.flush_period.count()));
+    } else {
+      const auto clamped = std::clamp(*ms, min_flush_ms, max_flush_ms);
+      if (clamped != *ms) {
+        s.problems.push_back(fmt::format("HEADROOM_PROFILE_FLUSH_MS={} is outside [{}, {}]; using {} ms", *ms,
+                                         min_flush_ms, max_flush_ms, clamped));
+      }
+      s.flush_period = std::chrono::milliseconds(clamped);
+    }
+  }
+
+  if (const char* text = env("HEADROOM_PROFILE_BUFFER_MB")) {
+    const auto mb = parse_integer(text);
+    // 64 GiB of host buffers is more than any process should hand a profiler.
+    if (!mb || *mb <= 0 || *mb > 65536) {
+      s.problems.push_back(fmt::format("HEADROOM_PROFILE_BUFFER_MB='{}' is not an integer in [1, 65536]; using {} MB",
+                                       text, s.buffer_pool_bytes >> 20));
+    } else {
+      s.buffer_pool_bytes = static_cast<std::size_t>(*mb) << 20;
+    }
+  }
+  // A pool smaller than one buffer is one smaller buffer.
+  s.buffer_bytes = std::min(s.buffer_bytes, s.buffer_pool_bytes);
+
+  for (const char* name : {"RANK", "LOCAL_RANK"}) {
+    const char* text = env(name);
+    if (!text) continue;
+    if (const auto rank = parse_integer(text); rank && *rank >= 0 && *rank <= INT32_MAX) {
+      s.rank = static_cast<std::int32_t>(*rank);
+      break;
+    }
+  }
+  return s;
+}
+
+std::vector<CUpti_ActivityKind> activity_kinds(std::uint32_t kinds) {
+  std::vector<CUpti_ActivityKind> out{CUPTI_ACTIVITY_KIND_DEVICE};
+  if (has(kinds, profile_kind::kernel)) out.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (has(kinds, profile_kind::memcpy)) {
+    out.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
+    out.push_back(CUPTI_ACTIVITY_KIND_MEMCPY2);  // peer-to-peer copies
+  }
+  if (has(kinds, profile_kind::memset)) out.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
+  if (has(kinds, profile_kind::runtime)) out.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+  if (has(kinds, profile_kind::driver)) out.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  if (has(kinds, profile_kind::nvtx)) out.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+  if (has(kinds, profile_kind::overhead)) out.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+  return out;
+}
+
+std::string process_command_line(std::size_t limit) {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  if (!in) return {};
+  std::string text(limit, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(limit));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  return text;
+}
+
+}  // namespace headroom::cupti

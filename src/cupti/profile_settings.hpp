@@ -1,0 +1,58 @@
+#pragma once
+// What `headroom profile` asks of the injection library, read from the environment the launcher
+// sets (docs/profiler.md lists the variables). Parsing only, no CUPTI calls: tested on the CPU.
+// Bad values never stop the host program: each becomes a default plus a problem line, which the
+// session prints once and writes into the stream as a warning.
+#include <cupti_activity.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace headroom::cupti {
+
+// The launcher's names for groups of activity kinds (HEADROOM_PROFILE_KINDS).
+enum class profile_kind : std::uint32_t {
+  kernel = 1u << 0,
+  memcpy = 1u << 1,
+  memset = 1u << 2,
+  runtime = 1u << 3,
+  driver = 1u << 4,
+  nvtx = 1u << 5,
+  overhead = 1u << 6,
+};
+inline constexpr std::uint32_t all_profile_kinds = (1u << 7) - 1;
+
+struct profile_settings {
+  std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
+  std::uint32_t kinds = all_profile_kinds;
+  std::chrono::milliseconds flush_period{500};
+  std::size_t buffer_pool_bytes = std::size_t{64} << 20;
+  std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer
+  std::int32_t rank = -1;
+  std::vector<std::string> problems;  // values that were ignored, and why
+
+  std::size_t buffer_count() const { return buffer_pool_bytes / buffer_bytes; }
+};
+
+// getenv, or a map in tests: returns nullptr when the variable is unset.
+using env_lookup = std::function<const char*(const char*)>;
+
+profile_settings settings_from_env(const env_lookup& env);
+
+// "kernel,memcpy": the kinds named; unknown names are added to `problems`. Empty: all kinds.
+std::uint32_t parse_profile_kinds(std::string_view list, std::vector<std::string>& problems);
+
+// The CUPTI activity kinds to enable for `kinds`. Kernels are always CONCURRENT_KERNEL (KIND_KERNEL
+// serialises the GPU); DEVICE is always enabled, since the trace needs the device properties.
+std::vector<CUpti_ActivityKind> activity_kinds(std::uint32_t kinds);
+
+// /proc/self/cmdline with its NUL separators as spaces, at most `limit` bytes; "" when unreadable.
+std::string process_command_line(std::size_t limit = 4096);
+
+}  // namespace headroom::cupti

@@ -1,0 +1,112 @@
+// The launcher -> injection library contract (HEADROOM_PROFILE_* variables), parsed without a GPU.
+#include "profile_settings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace headroom::cupti {
+namespace {
+
+profile_settings from(const std::map<std::string, std::string>& vars) {
+  return settings_from_env([&](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+bool enables(const std::vector<CUpti_ActivityKind>& kinds, CUpti_ActivityKind k) {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
+TEST(profile_settings, without_profile_dir_nothing_is_profiled) {
+  EXPECT_TRUE(from({}).dir.empty());
+  EXPECT_TRUE(from({{"HEADROOM_PROFILE_DIR", ""}}).dir.empty());
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_DIR", "/tmp/run"}}).dir, "/tmp/run");
+}
+
+TEST(profile_settings, defaults_record_every_kind_with_concurrent_kernels_never_serialising_ones) {
+  const auto s = from({{"HEADROOM_PROFILE_DIR", "/tmp/run"}});
+  EXPECT_TRUE(s.problems.empty());
+  const auto kinds = activity_kinds(s.kinds);
+  for (auto k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                 CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                 CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_DEVICE}) {
+    EXPECT_TRUE(enables(kinds, k)) << "kind " << k;
+  }
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_KERNEL));
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_GRAPH_TRACE));  // would hide graph nodes
+}
+
+TEST(profile_settings, kinds_list_selects_only_the_named_groups_plus_device_properties) {
+  const auto s = from({{"HEADROOM_PROFILE_KINDS", " Kernel , runtime"}});
+  EXPECT_TRUE(s.problems.empty());
+  const auto kinds = activity_kinds(s.kinds);
+  EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_RUNTIME));
+  EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_DEVICE));
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_DRIVER));
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_MEMCPY));
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_MARKER));
+  EXPECT_EQ(kinds.size(), 3u);
+}
+
+TEST(profile_settings, unknown_kind_is_reported_and_the_rest_kept) {
+  const auto s = from({{"HEADROOM_PROFILE_KINDS", "nvtx,kernels"}});
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_NE(s.problems[0].find("'kernels'"), std::string::npos);
+  EXPECT_EQ(s.kinds, static_cast<std::uint32_t>(profile_kind::nvtx));
+}
+
+TEST(profile_settings, kinds_naming_nothing_known_fall_back_to_all) {
+  std::vector<std::string> problems;
+  EXPECT_EQ(parse_profile_kinds("gpu,cpu", problems), all_profile_kinds);
+  EXPECT_EQ(problems.size(), 3u);  // two unknown names, then the fallback
+  problems.clear();
+  EXPECT_EQ(parse_profile_kinds("", problems), all_profile_kinds);
+  EXPECT_EQ(parse_profile_kinds("all", problems), all_profile_kinds);
+  EXPECT_TRUE(problems.empty());
+}
+
+TEST(profile_settings, flush_period_is_read_clamped_or_defaulted_with_a_problem) {
+  EXPECT_EQ(from({}).flush_period.count(), 500);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_FLUSH_MS", "250"}}).flush_period.count(), 250);
+  const auto tiny = from({{"HEADROOM_PROFILE_FLUSH_MS", "1"}});
+  EXPECT_EQ(tiny.flush_period.count(), 10);
+  EXPECT_EQ(tiny.problems.size(), 1u);
+  for (const char* bad : {"abc", "-5", "0", "12ms", ""}) {
+    const auto s = from({{"HEADROOM_PROFILE_FLUSH_MS", bad}});
+    EXPECT_EQ(s.flush_period.count(), 500) << bad;
+    EXPECT_EQ(s.problems.size(), 1u) << bad;
+  }
+}
+
+TEST(profile_settings, buffer_pool_is_split_into_cupti_buffers) {
+  const auto standard = from({});
+  EXPECT_EQ(standard.buffer_pool_bytes, std::size_t{64} << 20);
+  EXPECT_EQ(standard.buffer_count(), 8u);
+  const auto small = from({{"HEADROOM_PROFILE_BUFFER_MB", "2"}});
+  EXPECT_EQ(small.buffer_bytes, std::size_t{2} << 20);  // one smaller buffer, never none
+  EXPECT_EQ(small.buffer_count(), 1u);
+  const auto bad = from({{"HEADROOM_PROFILE_BUFFER_MB", "lots"}});
+  EXPECT_EQ(bad.buffer_pool_bytes, std::size_t{64} << 20);
+  EXPECT_EQ(bad.problems.size(), 1u);
+}
+
+TEST(profile_settings, rank_comes_from_rank_then_local_rank) {
+  EXPECT_EQ(from({}).rank, -1);
+  EXPECT_EQ(from({{"RANK", "3"}, {"LOCAL_RANK", "1"}}).rank, 3);
+  EXPECT_EQ(from({{"LOCAL_RANK", "1"}}).rank, 1);
+  EXPECT_EQ(from({{"RANK", "x"}, {"LOCAL_RANK", "2"}}).rank, 2);
+  EXPECT_EQ(from({{"RANK", "-1"}}).rank, -1);
+}
+
+TEST(profile_settings, process_name_is_this_command_line) {
+  EXPECT_NE(process_command_line().find("profile_settings_test"), std::string::npos);
+  EXPECT_LE(process_command_line(8).size(), 8u);
+}
+
+}  // namespace
+}  // namespace headroom::cupti

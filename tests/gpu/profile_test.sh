@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Live test of `headroom profile` on a GPU: $1 headroom, $2 profile_target, $3 normal|signal.
+# Exits 77 (skipped) when no GPU is usable. Prints every check, so a failure says what was found.
+set -uo pipefail
+bin=$1 target=$2 mode=${3:-normal}
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$bin" profile -o "$tmp/t.sqlite" -- "$target" "$mode" 2>"$tmp/stderr"
+status=$?
+cat "$tmp/stderr"
+[[ $status -eq 77 ]] && { echo "profile_target found no usable GPU: skipped"; exit 77; }
+expected=0
+[[ $mode == signal ]] && expected=143
+if [[ $status -ne $expected ]]; then echo "FAIL: exit status $status, expected $expected"; exit 1; fi
+echo "ok: exit status $status"
+grep -q 'headroom: 1 process, ' "$tmp/stderr" || { echo "FAIL: no summary line for one process"; exit 1; }
+[[ -f $tmp/t.sqlite ]] || { echo "FAIL: no store written"; exit 1; }
+
+python3 - "$tmp/t.sqlite" "$mode" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+mode = sys.argv[2]
+failures = []
+def check(ok, what, found):
+    print(("ok:   " if ok else "FAIL: ") + what + f" (found {found})")
+    if not ok:
+        failures.append(what)
+q = lambda sql, *a: db.execute(sql, a).fetchall()
+kernels = q("SELECT k.start, k.end, k.stream, k.correlation, k.graph_node, s.value FROM kernels k JOIN strings s ON s.id = k.name")
+def named(part):
+    return [k for k in kernels if part in k[5]]
+a, b = named("headroom_test_a_kernel"), named("headroom_test_b_kernel")
+check(len(a) == 10, "10 headroom_test_a_kernel records", len(a))
+check(len(b) == 5, "5 headroom_test_b_kernel records", len(b))
+durs = [(k[1] - k[0]) / 1e3 for k in a + b]
+check(bool(durs) and min(durs) >= 40, "a and b kernels last >= 40 us", f"min {min(durs) if durs else None} us")
+sa, sb = {k[2] for k in a}, {k[2] for k in b}
+check(len(sa) == 1 and len(sb) == 1 and sa != sb, "a on one stream, b on another", f"a {sa}, b {sb}")
+if mode == "normal":
+    gemm = [k[5] for k in kernels if any(p in k[5].lower() for p in ("gemm", "nvjet", "cutlass"))]
+    check(len(gemm) >= 1, "a cuBLAS kernel (gemm/nvjet/cutlass)", gemm[:3])
+    g = named("headroom_test_graph_kernel")
+    check(len(g) == 6, "6 headroom_test_graph_kernel records", len(g))
+    check(all(k[4] != 0 for k in g), "graph kernels carry graph node ids", [k[4] for k in g])
+    check(len({k[4] for k in g}) == 3, "3 distinct graph nodes", sorted({k[4] for k in g}))
+    r = {n: (s, e) for s, e, n, kind in q("SELECT r.start, r.end, s.value, r.kind FROM ranges r JOIN strings s ON s.id = r.name WHERE r.kind = 'nvtx'")}
+    check("outer" in r and "inner" in r, "NVTX ranges outer and inner", sorted(r))
+    if "outer" in r and "inner" in r:
+        (os_, oe), (is_, ie) = r["outer"], r["inner"]
+        check(os_ <= is_ <= ie <= oe, "inner nested in outer", f"outer {r['outer']}, inner {r['inner']}")
+    marks = q("SELECT s.value FROM ranges r JOIN strings s ON s.id = r.name WHERE r.kind = 'mark' AND r.start = r.end")
+    check(("headroom_test_mark",) in marks, "NVTX mark headroom_test_mark", marks[:5])
+    htod = q("SELECT count(*) FROM copies WHERE copy_kind = 'HtoD' AND bytes = 64")[0][0]
+    check(htod == 1, "one 64-byte HtoD copy", htod)
+    ms = q("SELECT count(*) FROM memsets WHERE bytes = 64")[0][0]
+    check(ms == 1, "one 64-byte memset", ms)
+    # Every test kernel's launch is an API call of the same process with its correlation id.
+    launches = q("""SELECT count(*) FROM kernels k JOIN strings s ON s.id = k.name
+                    JOIN api_calls c ON c.process = k.process AND c.correlation = k.correlation
+                    JOIN strings cs ON cs.id = c.name
+                    WHERE s.value LIKE '%headroom_test_%' AND k.graph_node = 0 AND cs.value LIKE '%Launch%'""")[0][0]
+    check(launches == 15, "15 stream launches matched to launch API calls by correlation id", launches)
+    graph_launches = q("""SELECT count(DISTINCT k.correlation) FROM kernels k JOIN strings s ON s.id = k.name
+                          JOIN api_calls c ON c.process = k.process AND c.correlation = k.correlation
+                          WHERE s.value LIKE '%headroom_test_graph_kernel%'""")[0][0]
+    check(graph_launches == 2, "graph kernels matched to 2 graph launch calls", graph_launches)
+dev = q("SELECT name, compute_major FROM devices")
+check(len(dev) >= 1, "device described", dev)
+print("dropped records:", q("SELECT value FROM headroom_meta WHERE key = 'dropped_records'"))
+print("warnings:", q("SELECT what, count FROM warnings"))
+sys.exit(1 if failures else 0)
+PY
+rc=$?
+[[ $rc -eq 0 ]] || exit 1
+# analyze reads what profile wrote.
+"$bin" analyze "$tmp/t.sqlite" --json -o "$tmp/a.json" || { echo "FAIL: analyze could not read the store"; exit 1; }
+echo "ok: analyze reads the store"
+echo "PASS ($mode)"
