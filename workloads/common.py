@@ -9,6 +9,8 @@ Profilers (--profile):
   torch   torch.profiler, CUDA activity only (the cheapest setting), one trace of the active steps,
           written gzip'd as Kineto JSON with ProfilerStep#N markers
   torch-cpu  torch.profiler with CPU and CUDA activity (what most users record)
+  torch-all  torch.profiler, CUDA activity only, recording every timed step (no schedule): the
+          fair comparison with `headroom profile`, which also records every step
 """
 import argparse
 import json
@@ -26,7 +28,7 @@ def parse_args(add_workload_args):
     p.add_argument("--mode", choices=["train", "infer"], default="train")
     p.add_argument("--steps", type=int, default=20, help="timed steps after warm-up")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps first (compilation, autotuning, caches)")
-    p.add_argument("--profile", choices=["none", "torch", "torch-cpu"], default="none")
+    p.add_argument("--profile", choices=["none", "torch", "torch-cpu", "torch-all"], default="none")
     p.add_argument("--active", type=int, default=5, help="steps recorded by torch.profiler")
     p.add_argument("--trace", default="trace.json.gz", help="where torch.profiler's trace goes")
     p.add_argument("--summary", default=None, help="write step times as JSON here")
@@ -52,10 +54,14 @@ def run(build, add_workload_args=lambda p: None):
         activities = [torch.profiler.ProfilerActivity.CUDA]
         if args.profile == "torch-cpu":
             activities.append(torch.profiler.ProfilerActivity.CPU)
-        # wait 1, warm-up 1, then the active steps: the warm-up step absorbs CUPTI's start-up.
-        schedule = torch.profiler.schedule(wait=1, warmup=1, active=args.active, repeat=1)
-        prof = torch.profiler.profile(activities=activities, schedule=schedule,
-                                      on_trace_ready=lambda p: p.export_chrome_trace(args.trace))
+        if args.profile == "torch-all":
+            # Every timed step recorded; the trace is exported after the loop, outside the timing.
+            prof = torch.profiler.profile(activities=activities)
+        else:
+            # wait 1, warm-up 1, then the active steps: the warm-up step absorbs CUPTI's start-up.
+            schedule = torch.profiler.schedule(wait=1, warmup=1, active=args.active, repeat=1)
+            prof = torch.profiler.profile(activities=activities, schedule=schedule,
+                                          on_trace_ready=lambda p: p.export_chrome_trace(args.trace))
         prof.start()
     for _ in range(args.steps):
         t0 = time.perf_counter()
@@ -66,6 +72,8 @@ def run(build, add_workload_args=lambda p: None):
             prof.step()
     if prof is not None:
         prof.stop()
+        if args.profile == "torch-all":
+            prof.export_chrome_trace(args.trace)
 
     med = statistics.median(times)
     spread = (max(times) - min(times)) / med if med > 0 else 0.0

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Do `headroom analyze` on our trace and on torch.profiler's trace of the same configuration agree
+# on the addressable fraction? Reads what bench/profile_overhead.sh left (rep 1 of each workload):
+#
+#   OUT=/tmp/o bench/profile_overhead.sh && OUT=/tmp/o bench/profile_agreement.sh [HEADROOM]
+#
+# Each pair is analysed twice: --window steady (analyze picks the steady steps itself; our store has
+# no ProfilerStep markers, so it falls back to repeating units) and --window whole (our store also
+# holds start-up and warm-up steps, torch's only the timed ones). Target: within 1 point.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+headroom=$(realpath "${1:-build/device/bin/headroom}")
+work=${OUT:?set OUT to the folder bench/profile_overhead.sh wrote}/profile_overhead
+workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
+echo "| workload | window | headroom trace | torch trace | difference (points) |"
+echo "| --- | --- | ---: | ---: | ---: |"
+for window in steady whole; do
+for w in $workloads; do
+  ours=$work/$w.headroom.1.sqlite theirs=$work/$w.torch.1.json.gz
+  fa=$(timeout 120 "$headroom" analyze "$ours" --window "$window" --json 2>"$work/$w.$window.agree.ours.log" |
+       python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["addressable_fraction"])' 2>/dev/null)
+  fb=$(timeout 120 "$headroom" analyze "$theirs" --window "$window" --json 2>"$work/$w.$window.agree.torch.log" |
+       python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["addressable_fraction"])' 2>/dev/null)
+  python3 - "$w" "$window" "${fa:-}" "${fb:-}" <<'PY'
+import sys
+w, window, a, b = sys.argv[1:5]
+f = lambda x: f"{100 * float(x):.2f}%" if x else "n/a"
+d = f"{100 * (float(a) - float(b)):+.2f}" if a and b else "n/a"
+print(f"| {w} | {window} | {f(a)} | {f(b)} | {d} |")
+PY
+done
+done
+echo "(addressable fraction of all timelines; logs in $work/*.agree.*.log)"

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Overhead of `headroom profile` against a plain run and torch.profiler (CUDA activity only, every
+# timed step: --profile torch-all), on the reference workloads. Run on the GPU machine after
+# scripts/device-build; builds nothing.
+#
+#   bench/profile_overhead.sh [HEADROOM]      (default build/device/bin/headroom)
+#   REPS=3 STEPS=30 RUN_TIMEOUT=120 WORKLOADS="gpt_train gpt_infer" bench/profile_overhead.sh
+#
+# Each workload runs REPS times in each mode, interleaved (plain, headroom, torch, plain, ...), so a
+# drift of clocks or temperature hits every mode alike. A mode's figure is the median over reps of
+# each run's median step time. Prints a Markdown table; writes $OUT/profile_overhead.csv when $OUT
+# is set, and keeps the stores and torch traces in $OUT (or a temporary folder) for
+# bench/profile_agreement.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+headroom=$(realpath "${1:-build/device/bin/headroom}")
+[[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
+reps=${REPS:-3} steps=${STEPS:-30} run_timeout=${RUN_TIMEOUT:-120}
+dest=${OUT:-$(mktemp -d)}
+mkdir -p "$dest/profile_overhead"
+work=$dest/profile_overhead
+export PYTHONUNBUFFERED=1
+
+declare -A script=([gpt_train]="workloads/gpt.py --mode train" [gpt_infer]="workloads/gpt.py --mode infer"
+                   [dlrm_train]="workloads/dlrm.py --mode train" [dlrm_infer]="workloads/dlrm.py --mode infer"
+                   [resnet50_train]="workloads/resnet50.py --mode train")
+workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
+
+run_one() {  # workload mode rep: one run, its summary in $work/<workload>.<mode>.<rep>.json
+  local w=$1 mode=$2 rep=$3
+  local base=$work/$w.$mode.$rep
+  # shellcheck disable=SC2086
+  case $mode in
+    plain) timeout "$run_timeout" python3 ${script[$w]} --steps "$steps" --summary "$base.json" ;;
+    headroom) timeout "$run_timeout" "$headroom" profile -o "$base.sqlite" -- \
+                python3 ${script[$w]} --steps "$steps" --summary "$base.json" ;;
+    torch) timeout "$run_timeout" python3 ${script[$w]} --steps "$steps" --profile torch-all \
+             --trace "$base.json.gz" --summary "$base.json" ;;
+  esac >"$base.log" 2>&1
+  local status=$?
+  [[ $status -eq 0 ]] || echo "!! $w $mode rep $rep failed with status $status (log: $base.log)" >&2
+  tail -2 "$base.log" | sed "s/^/   [$w $mode $rep] /" >&2
+}
+
+for w in $workloads; do
+  for ((r = 1; r <= reps; r++)); do
+    for mode in plain headroom torch; do run_one "$w" "$mode" "$r"; done
+  done
+done
+
+python3 - "$work" "$reps" "${OUT:+$dest/profile_overhead.csv}" $workloads <<'PY'
+import json, os, statistics, sys
+work, reps, csv_path, workloads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+def median_of(w, mode):
+    runs = []
+    for r in range(1, reps + 1):
+        try:
+            runs.append(json.load(open(f"{work}/{w}.{mode}.{r}.json"))["median_seconds"])
+        except (OSError, ValueError, KeyError):
+            pass
+    return (statistics.median(runs) if runs else None), len(runs)
+rows = []
+for w in workloads:
+    (plain, n0), (ours, n1), (torch, n2) = median_of(w, "plain"), median_of(w, "headroom"), median_of(w, "torch")
+    pct = lambda x: None if x is None or plain is None else 100 * (x - plain) / plain
+    rows.append((w, plain, ours, torch, pct(ours), pct(torch), f"{n0}/{n1}/{n2}"))
+ms = lambda x: "n/a" if x is None else f"{x * 1e3:.3f}"
+pc = lambda x: "n/a" if x is None else f"{x:+.2f}%"
+print("\n| workload | plain ms/step | headroom ms/step | torch ms/step | headroom overhead | torch overhead | runs (plain/headroom/torch) |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+for w, p, o, t, po, pt, n in rows:
+    print(f"| {w} | {ms(p)} | {ms(o)} | {ms(t)} | {pc(po)} | {pc(pt)} | {n} |")
+ok = [r[4] for r in rows if r[4] is not None]
+if ok:
+    print(f"\nmedian headroom overhead over workloads: {statistics.median(ok):+.2f}% (target <= 0.5%)")
+print(f"(median over {reps} reps of each run's median step time; overhead = (mode - plain) / plain)")
+if csv_path:
+    with open(csv_path, "w") as f:
+        f.write("workload,plain_s,headroom_s,torch_s,headroom_overhead_pct,torch_overhead_pct,runs\n")
+        for r in rows:
+            f.write(",".join("" if v is None else str(v) for v in r) + "\n")
+    print(f"wrote {csv_path}")
+PY
+echo "stores and torch traces: $work" >&2
