@@ -108,7 +108,7 @@ void activity_converter::kernel(const kernel_record& r) {
   a.name = out_.intern(r.name ? std::string_view(r.name) : std::string_view("<unknown kernel>"));
   a.stream = static_cast<std::int32_t>(r.streamId);
   a.device = static_cast<std::int16_t>(r.deviceId);
-  a.graph_node = static_cast<std::uint32_t>(r.graphNodeId);
+  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
 
   trace::launch_geometry g;
   g.grid[0] = static_cast<std::uint32_t>(r.gridX);
@@ -136,7 +136,7 @@ void activity_converter::copy(const memcpy_record& r) {
   a.name = out_.intern(copy_name(r.copyKind, r.srcKind, r.dstKind));
   a.stream = static_cast<std::int32_t>(r.streamId);
   a.device = static_cast<std::int16_t>(r.deviceId);
-  a.graph_node = static_cast<std::uint32_t>(r.graphNodeId);
+  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
   out_.add(a);
   ++counts_.copies;
 }
@@ -153,7 +153,7 @@ void activity_converter::peer_copy(const peer_copy_record& r) {
   a.name = out_.intern(copy_name(r.copyKind, r.srcKind, r.dstKind));
   a.stream = static_cast<std::int32_t>(r.streamId);
   a.device = static_cast<std::int16_t>(r.deviceId);  // the device that ran the copy
-  a.graph_node = static_cast<std::uint32_t>(r.graphNodeId);
+  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
   out_.add(a);
   ++counts_.copies;
 }
@@ -169,7 +169,7 @@ void activity_converter::memset(const memset_record& r) {
   a.name = out_.intern(memset_name(r.memoryKind));
   a.stream = static_cast<std::int32_t>(r.streamId);
   a.device = static_cast<std::int16_t>(r.deviceId);
-  a.graph_node = static_cast<std::uint32_t>(r.graphNodeId);
+  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
   out_.add(a);
   ++counts_.memsets;
 }

@@ -226,7 +226,7 @@ class nsys_reader {
       a.stream = static_cast<std::int32_t>(s.int64(3, -1));
       a.correlation = static_cast<std::uint64_t>(s.int64(4));
       a.process = process(s.int64(5));
-      a.graph_node = static_cast<std::uint32_t>(s.int64(19));
+      a.graph_node = s.is_null(19) ? 0 : graph_node_tag(static_cast<std::uint64_t>(s.int64(19)));
       std::optional<string_id> name;
       for (int column : {6, 7, 8, 9}) {
         if ((name = name_at(s, column))) break;
@@ -284,7 +284,7 @@ class nsys_reader {
       } else {
         a.copy = copy_kind_from_cupti(raw);
       }
-      a.graph_node = static_cast<std::uint32_t>(s.int64(8));
+      a.graph_node = s.is_null(8) ? 0 : graph_node_tag(static_cast<std::uint64_t>(s.int64(8)));
       a.name = t_.strings.intern(fmt::format("Memcpy {}", to_string(a.copy)));
       seen_device(a.process, a.device);
       push_activity(a);

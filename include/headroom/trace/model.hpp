@@ -61,10 +61,14 @@ struct activity {
   std::uint16_t process = 0;     // index into trace::processes
   activity_kind kind = activity_kind::kernel;
   copy_kind copy = copy_kind::none;
-  std::uint32_t graph_node = 0;  // nonzero when launched from a CUDA graph (the graph node id, truncated)
+  std::uint32_t graph_node = 0;  // 0: not launched from a CUDA graph; else graph_node_tag(node id)
 
   time_ns duration() const { return end - start; }
 };
+
+// CUDA numbers graph nodes from 0, and 0 here means "not from a graph": a node is stored as its
+// id + 1 (low 32 bits).
+inline std::uint32_t graph_node_tag(std::uint64_t node_id) { return static_cast<std::uint32_t>(node_id) + 1u; }
 
 // Launch configuration of a kernel, kept apart from activity because analysis does not need it;
 // readers fill trace::geometry (parallel to activities) only when read_options::launch_geometry.

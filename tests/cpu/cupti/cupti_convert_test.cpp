@@ -120,7 +120,7 @@ TEST_F(converted, a_concurrent_kernel_record_keeps_its_timing_placement_launch_a
   EXPECT_EQ(a.correlation, 424242u);
   EXPECT_EQ(a.device, 3);
   EXPECT_EQ(a.stream, 7);
-  EXPECT_EQ(a.graph_node, 5u);  // the model keeps the node id's low 32 bits
+  EXPECT_EQ(a.graph_node, 6u);  // node id's low 32 bits + 1: node 0 of a graph must not read as 'no graph'
   EXPECT_EQ(a.copy, trace::copy_kind::none);
   ASSERT_EQ(t.geometry.size(), 1u);
   const auto& g = t.geometry[0];
@@ -134,6 +134,20 @@ TEST_F(converted, a_concurrent_kernel_record_keeps_its_timing_placement_launch_a
   EXPECT_EQ(g.static_shared_bytes, 1024u);
   EXPECT_EQ(g.dynamic_shared_bytes, 49152u);
   EXPECT_EQ(converter_->counts().kernels, 1u);
+}
+
+TEST_F(converted, graph_node_zero_is_told_apart_from_a_kernel_launched_on_a_stream) {
+  // Seen on the H200: the first node of a graph has id 0.
+  auto in_graph = a_kernel("graph_kernel", 1000, 2000, 1);
+  in_graph.graphId = 1;
+  in_graph.graphNodeId = 0;
+  auto on_stream = a_kernel("stream_kernel", 3000, 4000, 2);
+  convert(in_graph);
+  convert(on_stream);
+  const auto t = read();
+  ASSERT_EQ(t.activities.size(), 2u);
+  EXPECT_EQ(t.activities[0].graph_node, 1u);
+  EXPECT_EQ(t.activities[1].graph_node, 0u);
 }
 
 TEST_F(converted, a_kernel_cupti_could_not_time_is_skipped_and_counted) {
@@ -223,6 +237,7 @@ TEST_F(converted, copies_and_memsets_keep_direction_bytes_and_placement) {
   s.streamId = 23;
   s.correlationId = 33;
   s.graphNodeId = 17;
+  s.graphId = 4;
   convert(s);
 
   const auto t = read();
@@ -251,7 +266,7 @@ TEST_F(converted, copies_and_memsets_keep_direction_bytes_and_placement) {
   EXPECT_EQ(set.duration(), 250);
   EXPECT_EQ(set.stream, 23);
   EXPECT_EQ(set.correlation, 33u);
-  EXPECT_EQ(set.graph_node, 17u);
+  EXPECT_EQ(set.graph_node, 18u);
   EXPECT_EQ(t.strings[set.name], "Memset (Device)");
   EXPECT_EQ(converter_->counts().copies, 2u);
   EXPECT_EQ(converter_->counts().memsets, 1u);

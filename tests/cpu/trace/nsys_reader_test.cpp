@@ -209,7 +209,7 @@ TEST(NsysReader, NewerSchemaMapsEveryKernelField) {
   const auto* gemm = find_kernel(t, "ampere_sgemm_128x64_nn");
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->stream, 13);
-  EXPECT_EQ(gemm->graph_node, 77u);
+  EXPECT_EQ(gemm->graph_node, graph_node_tag(77));
   EXPECT_EQ(t.processes[gemm->process].pid, 4343u);
   const auto& g2 = t.geometry[static_cast<std::size_t>(gemm - t.activities.data())];
   EXPECT_EQ(g2.grid[0], 8u);
@@ -255,7 +255,7 @@ TEST(NsysReader, CopiesAndMemsetsKeepBytesKindAndStream) {
   EXPECT_EQ(t.strings[copies[0]->name], "Memcpy HtoD");
   // Id 11 means nothing in CUPTI's numbering; the file's ENUM_CUDA_MEMCPY_OPER says host to host.
   EXPECT_EQ(copies[1]->copy, copy_kind::host_to_host);
-  EXPECT_EQ(copies[1]->graph_node, 5u);
+  EXPECT_EQ(copies[1]->graph_node, graph_node_tag(5));
   ASSERT_EQ(memsets.size(), 1u);
   EXPECT_EQ(memsets[0]->bytes, 512u);
   EXPECT_EQ(memsets[0]->stream, 13);
