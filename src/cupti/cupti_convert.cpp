@@ -98,17 +98,28 @@ bool activity_converter::untimed(std::uint64_t start, std::uint64_t end) {
   return true;
 }
 
-void activity_converter::kernel(const kernel_record& r) {
-  if (untimed(r.start, r.end)) return;
+namespace {
+
+// The fields every device activity record carries alike: when and where it ran, what launched it.
+template <class Record>
+trace::activity placed(const Record& r, trace::activity_kind kind) {
   trace::activity a;
-  a.kind = trace::activity_kind::kernel;
+  a.kind = kind;
   a.start = static_cast<trace::time_ns>(r.start);
   a.end = static_cast<trace::time_ns>(r.end);
   a.correlation = r.correlationId;
-  a.name = out_.intern(r.name ? std::string_view(r.name) : std::string_view("<unknown kernel>"));
   a.stream = static_cast<std::int32_t>(r.streamId);
-  a.device = static_cast<std::int16_t>(r.deviceId);
+  a.device = static_cast<std::int16_t>(r.deviceId);  // for peer copies: the device that ran the copy
   a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
+  return a;
+}
+
+}  // namespace
+
+void activity_converter::kernel(const kernel_record& r) {
+  if (untimed(r.start, r.end)) return;
+  trace::activity a = placed(r, trace::activity_kind::kernel);
+  a.name = out_.intern(r.name ? std::string_view(r.name) : std::string_view("<unknown kernel>"));
 
   trace::launch_geometry g;
   g.grid[0] = static_cast<std::uint32_t>(r.gridX);
@@ -124,52 +135,25 @@ void activity_converter::kernel(const kernel_record& r) {
   ++counts_.kernels;
 }
 
-void activity_converter::copy(const memcpy_record& r) {
+template <class Record>
+void activity_converter::any_copy(const Record& r) {
   if (untimed(r.start, r.end)) return;
-  trace::activity a;
-  a.kind = trace::activity_kind::memcpy;
+  trace::activity a = placed(r, trace::activity_kind::memcpy);
   a.copy = to_copy_kind(r.copyKind);
-  a.start = static_cast<trace::time_ns>(r.start);
-  a.end = static_cast<trace::time_ns>(r.end);
-  a.correlation = r.correlationId;
   a.bytes = r.bytes;
   a.name = out_.intern(copy_name(r.copyKind, r.srcKind, r.dstKind));
-  a.stream = static_cast<std::int32_t>(r.streamId);
-  a.device = static_cast<std::int16_t>(r.deviceId);
-  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
   out_.add(a);
   ++counts_.copies;
 }
 
-void activity_converter::peer_copy(const peer_copy_record& r) {
-  if (untimed(r.start, r.end)) return;
-  trace::activity a;
-  a.kind = trace::activity_kind::memcpy;
-  a.copy = to_copy_kind(r.copyKind);
-  a.start = static_cast<trace::time_ns>(r.start);
-  a.end = static_cast<trace::time_ns>(r.end);
-  a.correlation = r.correlationId;
-  a.bytes = r.bytes;
-  a.name = out_.intern(copy_name(r.copyKind, r.srcKind, r.dstKind));
-  a.stream = static_cast<std::int32_t>(r.streamId);
-  a.device = static_cast<std::int16_t>(r.deviceId);  // the device that ran the copy
-  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
-  out_.add(a);
-  ++counts_.copies;
-}
+void activity_converter::copy(const memcpy_record& r) { any_copy(r); }
+void activity_converter::peer_copy(const peer_copy_record& r) { any_copy(r); }
 
 void activity_converter::memset(const memset_record& r) {
   if (untimed(r.start, r.end)) return;
-  trace::activity a;
-  a.kind = trace::activity_kind::memset;
-  a.start = static_cast<trace::time_ns>(r.start);
-  a.end = static_cast<trace::time_ns>(r.end);
-  a.correlation = r.correlationId;
+  trace::activity a = placed(r, trace::activity_kind::memset);
   a.bytes = r.bytes;
   a.name = out_.intern(memset_name(r.memoryKind));
-  a.stream = static_cast<std::int32_t>(r.streamId);
-  a.device = static_cast<std::int16_t>(r.deviceId);
-  a.graph_node = r.graphId != 0 ? trace::graph_node_tag(r.graphNodeId) : 0;
   out_.add(a);
   ++counts_.memsets;
 }

@@ -76,6 +76,8 @@ class activity_converter {
   void kernel(const kernel_record& r);
   void copy(const memcpy_record& r);
   void peer_copy(const peer_copy_record& r);
+  template <class Record>
+  void any_copy(const Record& r);
   void memset(const memset_record& r);
   void api(const api_record& r, trace::api_kind kind);
   void marker(const marker_record& r);
