@@ -82,12 +82,13 @@ int run(const options& o) {
 }
 
 const command_registration registration{command{
-    "classify", 20, [](CLI::App& app) -> std::function<int()> {
+    "classify", 30, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<options>();
       auto* sub = app.add_subcommand(
           "classify",
-          "Classify kernel names: category, provenance (vendor library, framework, compiler-generated,\n"
-          "custom, communication) and whether a new kernel could replace them (addressable).");
+          "Classify kernel names: category, provenance, and whether a new kernel could replace them.\n\n"
+          "Provenance is vendor library, framework, compiler-generated, custom or communication; the\n"
+          "last rule file given with --rules is tried last, the built-in rules after every user file.");
       sub->add_option("names", o->names, "kernel names (mangled or demangled); read one per line from stdin when none are given");
       sub->add_option("--rules", o->rule_files,
                       "a rule file (TOML, see docs/rules.md) tried before the built-in rules; repeatable, the first file given is tried first")

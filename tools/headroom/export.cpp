@@ -72,6 +72,7 @@ const command_registration registration{command{
       auto args = std::make_shared<export_args>();
       auto* sub = app.add_subcommand("export", "Write traces as Chrome/Perfetto JSON, kernels coloured by class");
       sub->description(
+          "Write traces as Chrome/Perfetto JSON, kernels coloured by class.\n\n"
           "Reads one or more traces and writes one Chrome trace-event JSON file that Perfetto and\n"
           "chrome://tracing open. Device work is shown per process and GPU, one row per stream;\n"
           "each kernel carries its classification (category, provenance, whether it is addressable,\n"

@@ -54,10 +54,11 @@ int run_import(const import_args& args) {
 }
 
 const command_registration registration{command{
-    "import", 20, [](CLI::App& app) -> std::function<int()> {
+    "import", 50, [](CLI::App& app) -> std::function<int()> {
       auto args = std::make_shared<import_args>();
       auto* sub = app.add_subcommand("import", "Read traces (Kineto JSON, nsys SQLite, stores) into one trace store");
       sub->description(
+          "Read traces (Kineto JSON, nsys SQLite, stores) into one trace store.\n\n"
           "Reads one or more traces and writes them, merged, into a headroom trace store: a SQLite file\n"
           "with a documented, versioned schema (docs/trace-store.md) that every other command reads\n"
           "faster than the original. Several files (one per rank, say) become one store with one\n"

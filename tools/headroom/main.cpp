@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <sstream>
 
 #include "command.hpp"
 #include "headroom/util/error.hpp"
@@ -13,6 +15,19 @@ std::vector<command>& registry() {
   static std::vector<command> commands;
   return commands;
 }
+
+namespace {
+// The command list shows each command's first line; `headroom COMMAND --help` shows all of it.
+class brief_formatter : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    const std::string& d = sub->get_description();
+    CLI::detail::format_help(out, sub->get_display_name(true), d.substr(0, d.find('\n')), column_width_);
+    return out.str();
+  }
+};
+}  // namespace
 }  // namespace headroom::cli
 
 int main(int argc, char** argv) {
@@ -22,11 +37,12 @@ int main(int argc, char** argv) {
       "Classifies every GPU kernel of a trace, finds the share of wall clock a new kernel could\n"
       "replace (the addressable fraction), and projects what a kernel speedup buys end to end."};
   app.require_subcommand(1);
+  app.formatter(std::make_shared<cli::brief_formatter>());
   app.set_version_flag("--version", "headroom 0.1.0");
   app.footer("Run 'headroom COMMAND --help' for a command's options. docs/method.md defines every figure.");
 
   auto& commands = cli::registry();
-  std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  std::stable_sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   for (auto& c : commands) {
     auto run = c.setup(app);

@@ -15,6 +15,7 @@ const command_registration registration{command{
       auto no_nvtx = std::make_shared<bool>(false);
       auto* sub = app.add_subcommand("profile", "Run a CUDA program under the headroom profiler and write a trace store");
       sub->description(
+          "Run a CUDA program under the headroom profiler and write a trace store.\n\n"
           "Runs CMD with the headroom CUPTI injection library loaded into every CUDA process it starts\n"
           "(no change to the program: the CUDA driver loads the library), then merges what each process\n"
           "recorded into one trace store that 'headroom analyze' reads. Records kernels, copies, memsets,\n"
