@@ -217,23 +217,13 @@ class nsys_reader {
                      "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "graphNodeId"},
                     {"start", "end"});
     while (s.step()) {
-      activity a;
-      a.kind = activity_kind::kernel;
-      a.start = s.int64(0);
-      a.end = s.int64(1);
-      clamp(a.start, a.end);
-      a.device = static_cast<std::int16_t>(s.int64(2, -1));
-      a.stream = static_cast<std::int32_t>(s.int64(3, -1));
-      a.correlation = static_cast<std::uint64_t>(s.int64(4));
-      a.process = process(s.int64(5));
-      a.graph_node = s.is_null(19) ? 0 : graph_node_tag(static_cast<std::uint64_t>(s.int64(19)));
+      activity a = placed(s, activity_kind::kernel, 19);
       std::optional<string_id> name;
       for (int column : {6, 7, 8, 9}) {
         if ((name = name_at(s, column))) break;
       }
       if (!name) t_.warn("a kernel's name is missing from StringIds; it reads as \"<unknown kernel>\"");
       a.name = name ? *name : t_.strings.intern("<unknown kernel>");
-      seen_device(a.process, a.device);
       t_.activities.push_back(a);
       if (options_.launch_geometry) {
         launch_geometry g;
@@ -267,15 +257,7 @@ class nsys_reader {
                      "graphNodeId"},
                     {"start", "end"});
     while (s.step()) {
-      activity a;
-      a.kind = activity_kind::memcpy;
-      a.start = s.int64(0);
-      a.end = s.int64(1);
-      clamp(a.start, a.end);
-      a.device = static_cast<std::int16_t>(s.int64(2, -1));
-      a.stream = static_cast<std::int32_t>(s.int64(3, -1));
-      a.correlation = static_cast<std::uint64_t>(s.int64(4));
-      a.process = process(s.int64(5));
+      activity a = placed(s, activity_kind::memcpy, 8);
       a.bytes = static_cast<std::uint64_t>(s.int64(6));
       const auto raw = s.int64(7);
       if (have_enum) {
@@ -284,9 +266,7 @@ class nsys_reader {
       } else {
         a.copy = copy_kind_from_cupti(raw);
       }
-      a.graph_node = s.is_null(8) ? 0 : graph_node_tag(static_cast<std::uint64_t>(s.int64(8)));
       a.name = t_.strings.intern(fmt::format("Memcpy {}", to_string(a.copy)));
-      seen_device(a.process, a.device);
       push_activity(a);
       row_done();
     }
@@ -299,22 +279,29 @@ class nsys_reader {
                     {"start", "end"});
     const auto name = t_.strings.intern("Memset");
     while (s.step()) {
-      activity a;
-      a.kind = activity_kind::memset;
-      a.start = s.int64(0);
-      a.end = s.int64(1);
-      clamp(a.start, a.end);
-      a.device = static_cast<std::int16_t>(s.int64(2, -1));
-      a.stream = static_cast<std::int32_t>(s.int64(3, -1));
-      a.correlation = static_cast<std::uint64_t>(s.int64(4));
-      a.process = process(s.int64(5));
+      activity a = placed(s, activity_kind::memset, 7);
       a.bytes = static_cast<std::uint64_t>(s.int64(6));
-      a.graph_node = static_cast<std::uint32_t>(s.int64(7));
       a.name = name;
-      seen_device(a.process, a.device);
       push_activity(a);
       row_done();
     }
+  }
+
+  // Columns 0..5 of every activity query are start, end, deviceId, streamId, correlationId and
+  // globalPid; graph_column holds graphNodeId (NULL when not launched from a graph).
+  activity placed(sqlite::statement& s, activity_kind kind, int graph_column) {
+    activity a;
+    a.kind = kind;
+    a.start = s.int64(0);
+    a.end = s.int64(1);
+    clamp(a.start, a.end);
+    a.device = static_cast<std::int16_t>(s.int64(2, -1));
+    a.stream = static_cast<std::int32_t>(s.int64(3, -1));
+    a.correlation = static_cast<std::uint64_t>(s.int64(4));
+    a.process = process(s.int64(5));
+    a.graph_node = s.is_null(graph_column) ? 0 : graph_node_tag(static_cast<std::uint64_t>(s.int64(graph_column)));
+    seen_device(a.process, a.device);
+    return a;
   }
 
   void push_activity(const activity& a) {

@@ -260,6 +260,7 @@ TEST(NsysReader, CopiesAndMemsetsKeepBytesKindAndStream) {
   EXPECT_EQ(memsets[0]->bytes, 512u);
   EXPECT_EQ(memsets[0]->stream, 13);
   EXPECT_EQ(memsets[0]->copy, copy_kind::none);
+  EXPECT_EQ(memsets[0]->graph_node, 0u);  // graphNodeId NULL: not from a graph
 }
 
 TEST(NsysReader, ApiCallsCarryNameThreadAndKind) {
