@@ -356,7 +356,7 @@ bool kineto_event_mapper::map(ondemand::value event) {
       a.stream = args.stream ? clamp_to<std::int32_t>(*args.stream) : -1;
       // GPU events carry the device in args; pid is the device index too (and the only one on MTIA).
       a.device = args.device ? clamp_to<std::int16_t>(*args.device) : pid ? clamp_to<std::int16_t>(*pid) : -1;
-      a.graph_node = args.graph_node ? static_cast<std::uint32_t>(*args.graph_node) : 0;
+      a.graph_node = args.graph_node ? graph_node_tag(static_cast<std::uint64_t>(*args.graph_node)) : 0;
       if (cls == event_class::memcpy) {
         a.kind = activity_kind::memcpy;
         a.copy = copy_from_name(name);

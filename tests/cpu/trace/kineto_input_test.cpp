@@ -263,5 +263,19 @@ TEST(KinetoInput, LaunchPairsKeepWhatStepMappingNeedsWithoutWholeApiCalls) {
   EXPECT_EQ(with_pairs.activities.size(), with_calls.activities.size());
 }
 
+TEST(KinetoInput, GraphNodeZeroIsToldApartFromAStreamLaunch) {
+  // CUDA numbers graph nodes from 0; the model stores them as id + 1 so 0 keeps meaning "no graph".
+  const std::string json = R"j({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "g", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+     "args": {"device": 0, "stream": 7, "correlation": 1, "graph node id": 0}},
+    {"ph": "X", "cat": "kernel", "name": "s", "pid": 0, "tid": 7, "ts": 3, "dur": 1,
+     "args": {"device": 0, "stream": 7, "correlation": 2}}
+  ]})j";
+  const trace t = read_kineto_json_buffer(json, "t.json");
+  ASSERT_EQ(t.activities.size(), 2u);
+  EXPECT_EQ(t.activities[0].graph_node, graph_node_tag(0));
+  EXPECT_EQ(t.activities[1].graph_node, 0u);
+}
+
 }  // namespace
 }  // namespace headroom::trace
