@@ -1,1 +1,2 @@
 headroom_cpu_test(util_json_test ${CMAKE_CURRENT_LIST_DIR}/util/json_test.cpp)
+headroom_cpu_test(util_sha256_test ${CMAKE_CURRENT_LIST_DIR}/util/sha256_test.cpp)

@@ -1,0 +1,72 @@
+#pragma once
+// One evaluation of one candidate on one problem: the record the results store keeps
+// (docs/eval-results.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "headroom/eval/verdict.hpp"
+
+namespace headroom::eval {
+
+// What the timing loop measured (docs/eval.md, "Timing"). Times in milliseconds.
+struct timing_summary {
+  int samples = 0;
+  double median_ms = 0;
+  double mean_ms = 0;
+  double stddev_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  double rel_spread = 0;      // standard error of the median / median: what the adaptive loop drives down
+  double wall_median_ms = 0;  // device-synchronised host wall clock per call, minus an empty call's
+  double score_ms = 0;        // what speedups use: median_ms, or wall_median_ms when it exposes hidden work
+};
+
+// Where and with what the evaluation ran.
+struct environment {
+  std::string device;  // "cuda:0" or "cpu"
+  std::string gpu;     // "NVIDIA H200" or the CPU model
+  std::string driver;
+  std::string cuda;
+  std::string torch;
+  std::string python;
+  std::string host;
+  std::string clocks;  // e.g. "sm 1980 MHz, mem 3201 MHz" at the start; empty when unknown
+};
+
+struct error_metrics {
+  double normwise_error = 0;  // worst over trials and outputs
+  double max_abs_error = 0;
+  std::int64_t mismatched = 0;
+  std::int64_t unwritten = 0;
+  int trials = 0;
+  int trials_passed = 0;
+};
+
+struct evaluation {
+  std::string candidate_hash;  // sha256 of the candidate file's bytes
+  std::string source;          // the model configuration that wrote it ("gpt-5/level1", "reference")
+  std::string candidate_path;  // as given when it was evaluated
+  std::string problem;         // problem id, e.g. "level1/19_ReLU"
+  std::string problem_hash;    // sha256 of the problem file's bytes
+  verdict result = verdict::reference_error;
+  std::vector<reason> reasons;  // why (for failures) and flags (for correct results)
+  error_metrics errors;
+  std::optional<timing_summary> candidate_timing;
+  std::optional<timing_summary> eager_timing;     // the reference, eager
+  std::optional<timing_summary> compiled_timing;  // the reference under torch.compile
+  std::optional<double> speedup;                  // eager score / candidate score
+  std::optional<double> speedup_compiled;
+  std::optional<double> speed_of_light_ms;        // the floor from bytes and FLOPs; none on CPU
+  environment env;
+  int checker = 0;          // checker_version at evaluation time
+  std::string started_at;   // ISO 8601 UTC
+  double duration_s = 0;
+  std::string log;          // the tail of the worker's stderr for failures, else empty
+};
+
+// A correct verdict with a speedup and no disqualifying flag.
+bool verified(const evaluation& e);
+
+}  // namespace headroom::eval

@@ -1,0 +1,47 @@
+#pragma once
+// What to evaluate: problems found in files and folders, candidates paired with them (KernelBench
+// runs folders as they are), a problem's own reference as a candidate, and suites with expected
+// verdicts (suites/adversarial/manifest.toml).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/verdict.hpp"
+
+namespace headroom::eval {
+
+// *.py files (folders searched one level deep, in name order); files named like KernelBench
+// generations (level_1_problem_3_sample_0_kernel.py) are never problems.
+std::vector<problem_spec> find_problems(const std::vector<std::filesystem::path>& paths);
+
+// Pairs each candidate file with its problem:
+//  - KernelBench runs naming `level_<L>_problem_<P>_sample_<S>_kernel.py` -> the problem whose file
+//    name starts with `<P>_` (in a folder named level<L> when several match);
+//  - a file whose stem is a problem's stem, or starts with it followed by '_' or '.';
+//  - any file, when there is exactly one problem.
+// `source` names the model configuration; empty means each file's folder name. Unpairable files are
+// an input_error naming them.
+std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems,
+                                      const std::vector<std::filesystem::path>& candidates, const std::string& source);
+
+// Each problem evaluated with its own Model as the candidate (source "reference"): the harness's
+// own consistency check, which must come out correct with speedup 1.00.
+std::vector<eval_job> reference_jobs(const std::vector<problem_spec>& problems, const std::filesystem::path& cache);
+
+struct suite_case {
+  std::string name;
+  std::string exploit;
+  verdict expect = verdict::correct;
+  std::vector<std::string> reasons;
+  std::vector<std::string> devices;  // "cpu", "cuda"
+  eval_job job;
+};
+
+// Reads a suite manifest (docs/eval.md, "Suites"); paths are relative to the manifest.
+std::vector<suite_case> load_suite(const std::filesystem::path& manifest, const std::string& source);
+
+// Whether an evaluation meets a case's expectation; `why` says how it does not.
+bool meets_expectation(const suite_case& c, const evaluation& e, std::string& why);
+
+}  // namespace headroom::eval

@@ -1,0 +1,101 @@
+#pragma once
+// `headroom eval`'s driver (docs/eval.md): compiles candidates in parallel, prepares each problem's
+// reference data once, evaluates every candidate in a fresh worker, and stores every result.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "headroom/eval/evaluation.hpp"
+#include "headroom/eval/tensor.hpp"
+
+namespace headroom::eval {
+
+class results_store;
+
+struct problem_spec {
+  std::string id;  // "<folder>/<stem>"
+  std::filesystem::path path;
+  std::string hash;
+  std::string text;
+};
+
+struct candidate_spec {
+  std::filesystem::path path;
+  std::string hash;
+  std::string source;
+  std::string text;
+};
+
+struct eval_job {
+  problem_spec problem;
+  candidate_spec candidate;
+};
+
+struct eval_options {
+  std::string device = "cpu";  // "cpu", "cuda" (every visible GPU) or "cuda:N"
+  std::string python = "python3";
+  std::filesystem::path worker;   // headroom-worker
+  std::filesystem::path poison_allocator;  // libheadroom_poison_alloc.so (GPU)
+  std::filesystem::path cache;    // build folders and worker logs
+  int trials = 4;
+  int timing_sets = 3;
+  bool timing = true;
+  bool baselines = true;   // time the reference eager and compiled
+  bool compiled_baseline = true;
+  int warmup = 3;
+  int min_samples = 10;
+  int max_samples = 2000;
+  double max_seconds = 10;
+  double target_spread = 0.002;
+  std::uint64_t check_bytes = 64ull << 20;
+  std::chrono::seconds compile_timeout{600};
+  std::chrono::seconds load_timeout{120};
+  std::chrono::seconds run_timeout{120};
+  int jobs = std::max(1u, std::thread::hardware_concurrency() / 2);  // parallel compilations
+  std::uint64_t seed = 0;         // 0: a fresh random seed per run (the candidate cannot predict it)
+  bool force = false;             // re-evaluate what the store already has
+  bool quiet = false;
+  std::map<std::string, std::string> worker_env;  // added to every worker's environment
+};
+
+// "cpu", "cuda:N"... for a --device value: "cuda" is every visible GPU, "auto" is every visible GPU
+// or the CPU when there is none.
+std::vector<std::string> expand_devices(const std::string& device);
+
+// One line per finished evaluation, for progress display and the suite's expectations.
+using eval_callback = std::function<void(const eval_job&, const evaluation&, int done, int total)>;
+
+// Runs every job; results go to `store` as they finish. Returns the evaluations of this run
+// (including those the store already had, unless `force`).
+std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store,
+                                        const eval_options& options, const eval_callback& on_done);
+
+// The discrimination audit of one problem (docs/eval.md).
+struct audit_fake {
+  std::string name;  // zeros, constant, mean, passthrough
+  bool applicable = true;
+  bool passes_ours = false;       // on any trial: a failure of the audit
+  bool passes_legacy_1e2 = false;  // allclose atol = rtol = 1e-2 on every trial
+  bool passes_legacy_1e4 = false;  // allclose 1e-4 on every trial (float32 outputs only)
+};
+struct audit_result {
+  std::string problem;
+  std::string error;  // the reference failed
+  int trials = 0;
+  std::vector<audit_fake> fakes;
+  bool discriminating() const;
+};
+audit_result audit_problem(const problem_spec& problem, const eval_options& options);
+
+// Reads a file into a spec (hash = sha256 of its bytes).
+problem_spec load_problem(const std::filesystem::path& path);
+candidate_spec load_candidate(const std::filesystem::path& path, const std::string& source);
+std::string sha256_hex(const std::string& bytes);
+
+}  // namespace headroom::eval

@@ -1,0 +1,44 @@
+#pragma once
+// The adaptive sample loop's statistics (docs/eval.md, "Timing"): when to stop, and the summary
+// that is stored. Pure arithmetic, shared by the worker and tested without a GPU.
+#include <vector>
+
+#include "headroom/eval/evaluation.hpp"
+
+namespace headroom::eval {
+
+struct stopping_rule {
+  int min_samples = 10;
+  int max_samples = 2000;
+  double max_seconds = 10.0;     // wall time spent sampling
+  double target_spread = 0.002;  // standard error of the median / median
+};
+
+// Work on another stream shows as host wall clock beyond the events: more than this share plus
+// this many milliseconds flags `other_stream_work`.
+inline constexpr double hidden_work_share = 0.10;
+inline constexpr double hidden_work_ms = 0.02;
+
+class sample_set {
+ public:
+  // event_ms: CUDA events on the timed stream (host clock on the CPU); wall_ms: the device-synchronised
+  // host wall clock of the same call.
+  void add(double event_ms, double wall_ms);
+  int size() const { return static_cast<int>(events_.size()); }
+  // Standard error of the median relative to the median, from the median absolute deviation
+  // (robust to the occasional preempted sample). Infinite below 3 samples.
+  double rel_spread() const;
+  bool done(const stopping_rule& rule, double elapsed_seconds) const;
+  // empty_wall_ms: the wall clock of an empty call through the same path, subtracted from wall_ms.
+  timing_summary summarize(double empty_wall_ms) const;
+  // True when the summary's wall clock exposes work the events did not see.
+  static bool hidden_work(const timing_summary& s);
+
+ private:
+  std::vector<double> events_;
+  std::vector<double> walls_;
+};
+
+double median_of(std::vector<double> v);
+
+}  // namespace headroom::eval

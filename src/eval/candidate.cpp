@@ -1,0 +1,247 @@
+// One candidate on one problem, in a fresh worker (docs/eval.md): load, every trial twice under two
+// poison bytes, the float64 comparison here in the parent, then timing with the timed outputs
+// re-checked. Every way this can end is a verdict.
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "headroom/eval/check.hpp"
+#include "headroom/eval/timing_stats.hpp"
+#include "headroom/util/json.hpp"
+#include "session.hpp"
+
+namespace headroom::eval {
+
+using util::json_string;
+
+namespace {
+
+constexpr std::byte poison_a{0xFF};  // NaN in every floating type, -1 in integers
+constexpr std::byte poison_b{0x7F};
+
+struct judged {
+  evaluation& e;
+  void fail(verdict v, std::string code, std::string detail) {
+    if (e.result == verdict::correct) e.result = v;
+    e.reasons.push_back({std::move(code), std::move(detail)});
+  }
+  void flag(std::string code, std::string detail) { e.reasons.push_back({std::move(code), std::move(detail)}); }
+  bool failed() const { return e.result != verdict::correct; }
+};
+
+// A failed request ends the evaluation with the verdict its manner of failure implies.
+void fail_request(judged& j, const answer& a, const char* stage, session& s) {
+  if (a.failure == worker_failure::timeout) return j.fail(verdict::timeout, stage, a.detail);
+  if (a.failure == worker_failure::died) {
+    j.e.log = s.log_tail();
+    return j.fail(verdict::crash, "signal", fmt::format("the worker died during {}: {}", stage, a.detail));
+  }
+  if (a.failure == worker_failure::tampering) return j.fail(verdict::incorrect, "tampering", a.detail);
+  std::string msg = a.message;
+  if (!a.traceback.empty()) j.e.log = a.traceback;
+  if (a.error == "compile_error") return j.fail(verdict::compile_error, "compile_error", msg);
+  if (a.error == "load_error") return j.fail(verdict::load_error, a.kind.empty() ? "load_error" : a.kind, msg);
+  j.fail(verdict::runtime_error, a.kind.empty() ? "exception" : a.kind, msg);
+}
+
+void check_side_effects(judged& j, const answer& a, int trial) {
+  simdjson::dom::array arr;
+  if (!a.doc["mutated"].get_array().get(arr) && arr.size() > 0) {
+    std::string which;
+    for (auto e : arr) which += fmt::format("{}{}", which.empty() ? "" : ", ", e.get_int64().value());
+    j.fail(verdict::incorrect, "mutated_input", fmt::format("trial {}: input {} changed by the call", trial, which));
+  }
+  std::int64_t added = 0;
+  if (!a.doc["threads_added"].get_int64().get(added) && added > 0)
+    j.fail(verdict::incorrect, "background_thread",
+           fmt::format("trial {}: {} thread(s) still running after forward returned", trial, added));
+  if (!a.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
+    std::string which;
+    for (auto e : arr) which += fmt::format("{}{}", which.empty() ? "" : ", ", std::string_view(e.get_string().value()));
+    j.fail(verdict::incorrect, "tampering", "replaced: " + which);
+  }
+}
+
+std::vector<tensor> outputs_of(const answer& a) {
+  std::size_t at = 0;
+  return wire::decode(a.doc["outputs"].get_array().value(), a.payload, at);
+}
+
+// Compares a call's outputs with the reference's; false when a reason was recorded.
+bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
+                     const char* mismatch_code) {
+  if (got.size() != ref.size()) {
+    j.fail(verdict::incorrect, "wrong_output_count",
+           fmt::format("{}: {} output(s), the reference has {}", where, got.size(), ref.size()));
+    return false;
+  }
+  bool ok = true;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    tensor_check c = compare(ref[i], got[i]);
+    j.e.errors.normwise_error = std::max(j.e.errors.normwise_error, c.normwise_error);
+    j.e.errors.max_abs_error = std::max(j.e.errors.max_abs_error, c.max_abs_error);
+    j.e.errors.mismatched = std::max(j.e.errors.mismatched, c.mismatched);
+    for (const reason& r : c.reasons) {
+      std::string code = r.code == "mismatch" ? mismatch_code : r.code;
+      j.fail(verdict::incorrect, code, fmt::format("{}, output {}: {}", where, i, r.detail));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
+                              const eval_options& o, const std::string& device) {
+  auto begin = std::chrono::steady_clock::now();
+  evaluation e;
+  e.candidate_hash = candidate.hash;
+  e.source = candidate.source;
+  e.candidate_path = candidate.path.string();
+  e.problem = problem.id;
+  e.problem_hash = problem.hash;
+  e.checker = checker_version;
+  e.started_at = iso_now();
+  e.env = ref.env;
+  e.result = verdict::correct;
+  judged j{e};
+  auto finish = [&]() -> evaluation {
+    e.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    return e;
+  };
+  if (!ref.error.empty()) {
+    e.result = verdict::reference_error;
+    e.reasons.push_back({"reference_error", ref.error});
+    return finish();
+  }
+
+  std::string build_dir = (o.cache / "ext" / candidate.hash).string();
+  session s(o, device, fmt::format("candidate-{}-{}", candidate.hash.substr(0, 12), problem.hash.substr(0, 8)), {});
+  s.hello(o.load_timeout);
+  e.env = s.env();
+  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{})",
+                                  json_string(std::filesystem::absolute(candidate.path).string()), json_string(build_dir),
+                                  ref.init_seed, json_string(ref.init_inputs)),
+                      {}, o.compile_timeout);
+  if (load.failure != worker_failure::none || !load.ok) {
+    fail_request(j, load, "load", s);
+    return finish();
+  }
+  {
+    simdjson::dom::array arr;
+    if (!load.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
+      std::string which;
+      for (auto x : arr) which += fmt::format("{}{}", which.empty() ? "" : ", ", std::string_view(x.get_string().value()));
+      j.fail(verdict::incorrect, "tampering", "replaced at import: " + which);
+      s.stop();
+      return finish();
+    }
+  }
+
+  std::set<std::string> candidate_ops;
+  bool ops_known = false;
+  for (std::size_t t = 0; t < ref.trials.size() && !j.failed(); ++t) {
+    const trial_data& trial = ref.trials[t];
+    std::vector<std::byte> payload;
+    std::string metas = wire::encode(trial.inputs, payload);
+    std::vector<tensor> runs[2];
+    for (int pass = 0; pass < 2 && !j.failed(); ++pass) {
+      int poison = static_cast<int>(pass == 0 ? poison_a : poison_b);
+      answer a = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":{},"record_ops":{})", metas, poison, pass == 0),
+                       payload, o.run_timeout);
+      if (a.failure != worker_failure::none || !a.ok) {
+        fail_request(j, a, "run", s);
+        break;
+      }
+      check_side_effects(j, a, static_cast<int>(t));
+      std::string_view invalid;
+      if (!a.doc["invalid"].get_string().get(invalid)) {
+        j.fail(verdict::incorrect, "not_a_tensor", std::string(invalid));
+        break;
+      }
+      runs[pass] = outputs_of(a);
+      simdjson::dom::array ops;
+      if (pass == 0 && !a.doc["ops"].get_array().get(ops)) {
+        ops_known = true;
+        for (auto x : ops) candidate_ops.emplace(x.get_string().value());
+      }
+    }
+    if (j.failed()) break;
+    ++e.errors.trials;
+    // Unwritten elements first: they explain the mismatch they also cause.
+    for (std::size_t i = 0; i < std::min(runs[0].size(), runs[1].size()); ++i) {
+      if (runs[0][i].bytes.size() != runs[1][i].bytes.size()) continue;
+      std::int64_t n = count_unwritten(runs[0][i], poison_a, runs[1][i], poison_b);
+      if (n > 0) {
+        e.errors.unwritten = std::max(e.errors.unwritten, n);
+        j.fail(verdict::incorrect, "unwritten_output",
+               fmt::format("trial {}, output {}: {} of {} elements never written", t, i, n, runs[0][i].numel()));
+      }
+    }
+    std::string where = fmt::format("trial {} (distribution {})", t, trial.distribution);
+    bool ok = compare_outputs(j, trial.outputs, runs[0], where, "mismatch");
+    if (ok && !j.failed()) compare_outputs(j, trial.outputs, runs[1], where + ", second call", "mismatch");
+    if (!j.failed()) ++e.errors.trials_passed;
+  }
+
+  if (!j.failed() && ops_known && !ref.ops.empty() &&
+      std::all_of(ref.ops.begin(), ref.ops.end(), [&](const std::string& op) { return candidate_ops.count(op) > 0; })) {
+    std::string list;
+    for (const auto& op : ref.ops) list += (list.empty() ? "" : ", ") + op;
+    j.flag("torch_fallback", "forward dispatched every compute operator of the reference: " + list);
+  }
+
+  if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
+    std::vector<std::byte> payload;
+    std::string request = timing_request(o, ref.timing_sets, payload);
+    answer a = s.ask(request, payload, o.run_timeout * 10);
+    if (a.failure != worker_failure::none || !a.ok) {
+      fail_request(j, a, "timing", s);
+    } else {
+      simdjson::dom::array tampered;
+      if (!a.doc["tampered"].get_array().get(tampered) && tampered.size() > 0)
+        j.fail(verdict::incorrect, "tampering", "a guarded function was replaced during timing");
+      std::size_t at = 0;
+      int index = 0;
+      // A named array: range-for over `.value()` of a temporary result would dangle.
+      simdjson::dom::array checked = a.doc["checked"].get_array().value();
+      for (simdjson::dom::element c : checked) {
+        auto set = static_cast<std::size_t>(c["set"].get_int64().value());
+        std::vector<tensor> got = wire::decode(c["outputs"].get_array().value(), a.payload, at);
+        if (set < ref.timing_sets.size())
+          compare_outputs(j, ref.timing_sets[set].outputs, got, fmt::format("timed call {} (input set {})", index, set),
+                          "timed_output_mismatch");
+        ++index;
+        if (j.failed()) break;
+      }
+      timing_summary t = parse_timing(a.doc["timing"]);
+      e.candidate_timing = t;
+      if (sample_set::hidden_work(t))
+        j.flag("other_stream_work",
+               fmt::format("device-synchronised wall clock {:.4g} ms vs {:.4g} ms on the timed stream", t.wall_median_ms,
+                           t.median_ms));
+      e.eager_timing = ref.eager;
+      e.compiled_timing = ref.compiled;
+      e.speed_of_light_ms = ref.speed_of_light_ms;
+      if (!j.failed() && t.score_ms > 0) {
+        if (ref.eager && ref.eager->score_ms > 0) e.speedup = ref.eager->score_ms / t.score_ms;
+        if (ref.compiled && ref.compiled->score_ms > 0) e.speedup_compiled = ref.compiled->score_ms / t.score_ms;
+        if (ref.speed_of_light_ms && t.score_ms < *ref.speed_of_light_ms)
+          j.flag("below_speed_of_light", fmt::format("{:.4g} ms is below the floor of {:.4g} ms from bytes and FLOPs",
+                                                     t.score_ms, *ref.speed_of_light_ms));
+        if (e.speedup && *e.speedup > 10)
+          j.flag("excessive_speedup", fmt::format("{:.1f}x over eager PyTorch", *e.speedup));
+      }
+    }
+  }
+  if (ref.skipped_trials > 0)
+    e.reasons.push_back({"trials_skipped", fmt::format("{} input distribution(s) outside the problem's domain "
+                                                       "(the reference was not finite)", ref.skipped_trials)});
+  s.stop();
+  return finish();
+}
+
+}  // namespace headroom::eval

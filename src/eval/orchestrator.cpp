@@ -1,0 +1,270 @@
+// Scheduling of a run (docs/eval.md, "Processes"): candidates are compiled in parallel on the CPU,
+// then each visible device takes whole problems (the reference is prepared once per problem) and
+// evaluates their candidates one fresh worker at a time. Results are stored as they finish.
+#include "headroom/eval/orchestrator.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "headroom/eval/check.hpp"
+#include "headroom/eval/results_store.hpp"
+#include "headroom/util/error.hpp"
+#include "headroom/util/json.hpp"
+#include "headroom/util/sha256.hpp"
+#include "session.hpp"
+
+namespace headroom::eval {
+
+using util::json_string;
+
+std::string sha256_hex(const std::string& bytes) { return util::sha256_hex(bytes); }
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw input_error(fmt::format("cannot read {}", p.string()));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int visible_gpus() {
+  std::error_code ec;
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec);
+       !ec && it != std::filesystem::directory_iterator(); ++it)
+    ++n;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::string s = v;
+    if (s.empty()) return 0;
+    int listed = static_cast<int>(std::count(s.begin(), s.end(), ',')) + 1;
+    n = std::min(n, listed);
+  }
+  return n;
+}
+
+}  // namespace
+
+problem_spec load_problem(const std::filesystem::path& path) {
+  problem_spec p;
+  p.path = path;
+  p.text = read_file(path);
+  p.hash = util::sha256_hex(p.text);
+  p.id = path.parent_path().filename().string() + "/" + path.stem().string();
+  return p;
+}
+
+candidate_spec load_candidate(const std::filesystem::path& path, const std::string& source) {
+  candidate_spec c;
+  c.path = path;
+  c.text = read_file(path);
+  c.hash = util::sha256_hex(c.text);
+  c.source = source;
+  return c;
+}
+
+std::vector<std::string> expand_devices(const std::string& device) {
+  if (device == "cpu") return {"cpu"};
+  if (device.rfind("cuda:", 0) == 0) return {device};
+  int n = visible_gpus();
+  if (device == "cuda" && n == 0) throw input_error("--device cuda: no GPU is visible on this machine");
+  if (device != "cuda" && device != "auto") throw input_error(fmt::format("unknown device '{}' (cpu, cuda, cuda:N, auto)", device));
+  if (n == 0) return {"cpu"};
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(fmt::format("cuda:{}", i));
+  return out;
+}
+
+bool audit_result::discriminating() const {
+  if (!error.empty()) return false;
+  return std::none_of(fakes.begin(), fakes.end(), [](const audit_fake& f) { return f.applicable && f.passes_ours; });
+}
+
+std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store, const eval_options& given,
+                                        const eval_callback& on_done) {
+  eval_options o = given;
+  if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
+  std::vector<std::string> devices = expand_devices(o.device);
+
+  // What is left to do: the store already has the rest (an interrupted run continues).
+  std::vector<evaluation> results;
+  std::vector<const eval_job*> todo;
+  for (const eval_job& j : jobs) {
+    if (!o.force && store.has(j.candidate.hash, j.problem.hash, checker_version, devices.front())) {
+      evaluation_filter f;
+      f.problem = j.problem.id;
+      for (evaluation& e : store.evaluations(f))
+        if (e.candidate_hash == j.candidate.hash && e.problem_hash == j.problem.hash) results.push_back(e);
+      continue;
+    }
+    todo.push_back(&j);
+  }
+  int total = static_cast<int>(todo.size());
+  std::atomic<int> done{0};
+  if (todo.empty()) return results;
+  for (const eval_job* j : todo) {
+    store.put_problem({j->problem.id, j->problem.hash, j->problem.path.string(), j->problem.text});
+    store.put_candidate({j->candidate.hash, j->candidate.source, j->candidate.path.string(), j->candidate.text});
+  }
+
+  // Extensions are built for the GPU's architecture only, in the compile phase and at load alike,
+  // so the load finds the build up to date.
+  if (devices.front() != "cpu" && !o.worker_env.count("TORCH_CUDA_ARCH_LIST")) {
+    session probe(o, devices.front(), "probe", {});
+    probe.hello(o.load_timeout);
+    if (!probe.capability().empty()) o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
+    probe.stop();
+  }
+
+  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU.
+  std::map<std::string, answer> compile_failures;
+  {
+    std::vector<const candidate_spec*> unique;
+    std::set<std::string> seen;
+    for (const eval_job* j : todo)
+      if (seen.insert(j->candidate.hash).second) unique.push_back(&j->candidate);
+    std::atomic<std::size_t> next{0};
+    std::mutex m;
+    int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(unique.size())));
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(std::max(1u, cores / threads))}};
+    auto work = [&] {
+      for (std::size_t i; (i = next++) < unique.size();) {
+        const candidate_spec& c = *unique[i];
+        if (c.text.find("load_inline") == std::string::npos && c.text.find("cpp_extension") == std::string::npos)
+          continue;  // nothing to build
+        session s(o, "cpu", "compile-" + c.hash.substr(0, 16), env);
+        s.hello(o.load_timeout);
+        answer a = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
+                                     json_string(std::filesystem::absolute(c.path).string()),
+                                     json_string((o.cache / "ext" / c.hash).string())),
+                         {}, o.compile_timeout);
+        if ((a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
+            a.failure == worker_failure::timeout) {
+          std::lock_guard lock(m);
+          compile_failures[c.hash] = a;
+        }
+        s.stop();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+    for (auto& t : pool) t.join();
+  }
+
+  // Evaluation: problems are shared out among the devices, one worker at a time per device.
+  std::map<std::string, std::vector<const eval_job*>> by_problem;
+  std::vector<std::string> order;
+  for (const eval_job* j : todo) {
+    if (!by_problem.count(j->problem.hash)) order.push_back(j->problem.hash);
+    by_problem[j->problem.hash].push_back(j);
+  }
+  std::atomic<std::size_t> next_problem{0};
+  std::mutex result_mutex;
+  std::exception_ptr failure;
+  auto device_loop = [&](const std::string& device) {
+    std::optional<ceilings> device_ceilings;
+    try {
+      for (std::size_t i; (i = next_problem++) < order.size();) {
+        const auto& group = by_problem[order[i]];
+        std::optional<reference_data> ref;
+        for (const eval_job* j : group) {
+          evaluation e;
+          auto cf = compile_failures.find(j->candidate.hash);
+          if (cf != compile_failures.end()) {
+            e.candidate_hash = j->candidate.hash;
+            e.source = j->candidate.source;
+            e.candidate_path = j->candidate.path.string();
+            e.problem = j->problem.id;
+            e.problem_hash = j->problem.hash;
+            e.checker = checker_version;
+            e.started_at = iso_now();
+            e.env.device = device;
+            bool timeout = cf->second.failure == worker_failure::timeout;
+            e.result = timeout ? verdict::timeout : verdict::compile_error;
+            e.reasons.push_back({timeout ? "compile" : "compile_error", timeout ? cf->second.detail : cf->second.message});
+            e.log = cf->second.traceback;
+          } else {
+            if (!ref) ref = prepare_reference(j->problem, o, device, device_ceilings);
+            e = evaluate_candidate(j->candidate, j->problem, *ref, o, device);
+          }
+          e.env.device = device;
+          std::lock_guard lock(result_mutex);
+          store.put(e);
+          int n = ++done;
+          results.push_back(e);
+          if (on_done) on_done(*j, e, n, total);
+        }
+      }
+    } catch (...) {
+      std::lock_guard lock(result_mutex);
+      if (!failure) failure = std::current_exception();
+      next_problem = order.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (const std::string& d : devices) pool.emplace_back(device_loop, d);
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return results;
+}
+
+audit_result audit_problem(const problem_spec& problem, const eval_options& given) {
+  eval_options o = given;
+  o.timing = false;
+  if (o.seed == 0) o.seed = std::random_device{}();
+  audit_result out;
+  out.problem = problem.id;
+  std::optional<ceilings> none;
+  std::string device = expand_devices(o.device).front();
+  reference_data ref = prepare_reference(problem, o, device, none);
+  if (!ref.error.empty()) {
+    out.error = ref.error;
+    return out;
+  }
+  out.trials = static_cast<int>(ref.trials.size());
+  const char* names[] = {"zeros", "constant", "mean", "passthrough"};
+  for (const char* name : names) {
+    audit_fake f;
+    f.name = name;
+    f.passes_legacy_1e2 = f.passes_legacy_1e4 = true;
+    bool any_fp32 = false;
+    for (const trial_data& t : ref.trials) {
+      for (const tensor& r : t.outputs) {
+        std::optional<tensor> fake;
+        std::string n = name;
+        if (n == "zeros") fake = zeros_like(r);
+        else if (n == "constant") fake = constant_like(r, 1.0);
+        else if (n == "mean") fake = mean_like(r);
+        else fake = passthrough_like(r, t.inputs);
+        if (!fake) {
+          f.applicable = false;
+          continue;
+        }
+        if (compare(r, *fake).pass) f.passes_ours = true;
+        if (!legacy_allclose(r, *fake, 1e-2, 1e-2)) f.passes_legacy_1e2 = false;
+        if (r.type == dtype::f32) {
+          any_fp32 = true;
+          if (!legacy_allclose(r, *fake, 1e-4, 1e-4)) f.passes_legacy_1e4 = false;
+        }
+      }
+    }
+    if (!any_fp32) f.passes_legacy_1e4 = false;
+    if (!f.applicable) f.passes_ours = f.passes_legacy_1e2 = f.passes_legacy_1e4 = false;
+    out.fakes.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace headroom::eval

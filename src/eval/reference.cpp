@@ -1,0 +1,162 @@
+// The reference side of an evaluation: one worker runs the problem's Model on every trial's inputs
+// and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay in the
+// parent; the candidate's worker never sees them (docs/eval.md, "Processes").
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "headroom/util/json.hpp"
+#include "session.hpp"
+
+namespace headroom::eval {
+
+using util::json_string;
+
+namespace {
+
+bool all_finite(const std::vector<tensor>& outputs) {
+  for (const tensor& t : outputs) {
+    if (!is_floating(t.type)) continue;
+    for (std::int64_t i = 0; i < t.numel(); ++i)
+      if (!std::isfinite(t.element(static_cast<std::size_t>(i)))) return false;
+  }
+  return true;
+}
+
+std::string describe(const answer& a) {
+  if (a.failure != worker_failure::none) return a.detail;
+  return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
+}
+
+// Inputs under a seed and distribution, then the reference's outputs for them.
+bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops, std::vector<std::string>* ops,
+               std::string& error) {
+  answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":{})", t.seed, t.distribution), {}, o.run_timeout);
+  if (in.failure != worker_failure::none || !in.ok) {
+    error = "get_inputs() failed: " + describe(in);
+    return false;
+  }
+  std::size_t at = 0;
+  t.inputs = wire::decode(in.doc["tensors"].get_array().value(), in.payload, at);
+  std::vector<std::byte> payload;
+  std::string metas = wire::encode(t.inputs, payload);
+  answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{})", metas, record_ops), payload,
+                     o.run_timeout);
+  if (out.failure != worker_failure::none || !out.ok) {
+    error = "the reference's forward failed: " + describe(out);
+    return false;
+  }
+  std::string_view invalid;
+  if (!out.doc["invalid"].get_string().get(invalid)) {
+    error = std::string("the reference's forward: ") + std::string(invalid);
+    return false;
+  }
+  at = 0;
+  t.outputs = wire::decode(out.doc["outputs"].get_array().value(), out.payload, at);
+  if (ops) {
+    simdjson::dom::array arr;
+    if (!out.doc["ops"].get_array().get(arr))
+      for (simdjson::dom::element e : arr) ops->emplace_back(e.get_string().value());
+  }
+  return true;
+}
+
+std::size_t bytes_of(const std::vector<tensor>& v) {
+  std::size_t n = 0;
+  for (const tensor& t : v) n += t.bytes.size();
+  return n;
+}
+
+}  // namespace
+
+reference_data prepare_reference(const problem_spec& problem, const eval_options& o, const std::string& device,
+                                 std::optional<ceilings>& device_ceilings) {
+  reference_data ref;
+  ref.init_seed = trial_seed(o.seed, 1000);
+  std::string label = fmt::format("reference-{}", problem.hash.substr(0, 16));
+  session s(o, device, label, {});
+  s.hello(o.load_timeout);
+  ref.env = s.env();
+  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
+                                  json_string(std::filesystem::absolute(problem.path).string()), ref.init_seed),
+                      {}, o.load_timeout);
+  if (load.failure != worker_failure::none || !load.ok) {
+    ref.error = "the problem did not load: " + describe(load);
+    return ref;
+  }
+  ref.init_inputs = std::string(load.doc["init_inputs"].get_string().value());
+
+  for (int i = 0; i < std::max(1, o.trials); ++i) {
+    trial_data t;
+    t.seed = trial_seed(o.seed, i);
+    t.distribution = trial_distribution(i);
+    std::string error;
+    if (!run_trial(s, o, t, i == 0, i == 0 ? &ref.ops : nullptr, error)) {
+      ref.error = error;
+      return ref;
+    }
+    // A distribution outside the problem's domain (log of a negative) makes the reference itself
+    // non-finite: that trial says nothing about a candidate.
+    if (i > 0 && !all_finite(t.outputs)) {
+      ++ref.skipped_trials;
+      continue;
+    }
+    ref.trials.push_back(std::move(t));
+  }
+  if (!o.timing) {
+    s.stop();
+    return ref;
+  }
+  for (int k = 0; k < std::max(1, o.timing_sets); ++k) {
+    trial_data t;
+    t.seed = trial_seed(o.seed, 100 + k);
+    t.distribution = 0;
+    std::string error;
+    if (!run_trial(s, o, t, false, nullptr, error)) {
+      ref.error = error;
+      return ref;
+    }
+    ref.timing_sets.push_back(std::move(t));
+  }
+  if (!o.baselines) {
+    s.stop();
+    return ref;
+  }
+  if (device != "cpu") {
+    if (!device_ceilings) {
+      answer c = s.ask(R"("op":"ceilings")", {}, o.run_timeout);
+      if (c.failure == worker_failure::none && c.ok)
+        device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
+    }
+    std::vector<std::byte> payload;
+    std::string metas = wire::encode(ref.timing_sets[0].inputs, payload);
+    answer f = s.ask(fmt::format(R"("op":"flops","inputs":{})", metas), payload, o.run_timeout);
+    double flops = -1;
+    if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
+    if (device_ceilings && device_ceilings->bandwidth > 0) {
+      double bytes = static_cast<double>(bytes_of(ref.timing_sets[0].inputs) + bytes_of(ref.timing_sets[0].outputs));
+      double floor_s = bytes / device_ceilings->bandwidth;
+      if (flops > 0 && device_ceilings->matmul > 0) floor_s = std::max(floor_s, flops / device_ceilings->matmul);
+      ref.speed_of_light_ms = floor_s * 1e3;
+    }
+  }
+  std::vector<std::byte> payload;
+  std::string request = timing_request(o, ref.timing_sets, payload);
+  answer eager = s.ask(request, payload, o.run_timeout * 10);
+  if (eager.failure != worker_failure::none || !eager.ok) {
+    ref.error = "timing the reference failed: " + describe(eager);
+    return ref;
+  }
+  ref.eager = parse_timing(eager.doc["timing"]);
+  if (o.compiled_baseline) {
+    answer c = s.ask(R"("op":"compile_baseline")", {}, o.run_timeout);
+    if (c.failure == worker_failure::none && c.ok && c.doc["available"].get_bool().value()) {
+      answer compiled = s.ask(request, payload, o.compile_timeout);
+      if (compiled.failure == worker_failure::none && compiled.ok) ref.compiled = parse_timing(compiled.doc["timing"]);
+    }
+  }
+  s.stop();
+  return ref;
+}
+
+}  // namespace headroom::eval

@@ -1,0 +1,125 @@
+#include "session.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "headroom/util/error.hpp"
+#include "headroom/util/json.hpp"
+
+namespace headroom::eval {
+
+using util::json_string;
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+session::session(const eval_options& options, const std::string& device, const std::string& label,
+                 const std::map<std::string, std::string>& env)
+    : device_(device), poison_allocator_(options.poison_allocator.string()) {
+  worker_launch launch;
+  launch.worker = options.worker;
+  launch.python = options.python;
+  launch.log = options.cache / "logs" / (label + ".log");
+  launch.env = options.worker_env;
+  for (const auto& [k, v] : env) launch.env[k] = v;
+  launch.env["PYTHONDONTWRITEBYTECODE"] = "1";
+  launch.env["PYTHONUNBUFFERED"] = "1";
+  process_ = std::make_unique<worker_process>(launch);
+}
+
+static answer to_answer(worker_reply r) {
+  answer a;
+  a.failure = r.failure;
+  a.detail = std::move(r.detail);
+  if (a.failure != worker_failure::none) return a;
+  a.parser = std::make_shared<simdjson::dom::parser>();
+  a.payload = std::move(r.msg.payload);
+  if (a.parser->parse(r.msg.header).get(a.doc)) {
+    a.failure = worker_failure::tampering;
+    a.detail = "an answer that is not JSON";
+    return a;
+  }
+  bool ok = false;
+  if (a.doc["ok"].get_bool().get(ok)) {
+    a.failure = worker_failure::tampering;
+    a.detail = "an answer without a status";
+    return a;
+  }
+  a.ok = ok;
+  std::string_view s;
+  if (!a.doc["error"].get_string().get(s)) a.error = s;
+  if (!a.doc["kind"].get_string().get(s)) a.kind = s;
+  if (!a.doc["message"].get_string().get(s)) a.message = s;
+  if (!a.doc["traceback"].get_string().get(s)) a.traceback = s;
+  return a;
+}
+
+answer session::ask(const std::string& fields, const std::vector<std::byte>& payload, std::chrono::seconds timeout) {
+  return to_answer(process_->request("{" + fields + "}", payload, timeout));
+}
+
+answer session::hello(std::chrono::seconds timeout) {
+  answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{})",
+                             json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_)),
+                 {}, timeout);
+  if (a.failure != worker_failure::none || (!a.ok && a.error == "setup"))
+    throw input_error(fmt::format("the evaluation worker could not start on {}: {}{}\n{}", device_,
+                                  a.failure != worker_failure::none ? a.detail : a.message,
+                                  a.failure != worker_failure::none ? "" : "", process_->log_tail(2000)));
+  if (!a.ok) throw input_error("the evaluation worker failed to set up: " + a.message);
+  std::string_view s;
+  env_.device = device_;
+  auto e = a.doc["env"];
+  if (!e["gpu"].get_string().get(s)) env_.gpu = s;
+  if (!e["torch"].get_string().get(s)) env_.torch = s;
+  if (!e["python"].get_string().get(s)) env_.python = s;
+  if (!e["cuda"].get_string().get(s)) env_.cuda = s;
+  if (!e["capability"].get_string().get(s)) capability_ = s;
+  if (!a.doc["driver"].get_string().get(s)) env_.driver = s;
+  if (!a.doc["clocks"].get_string().get(s)) env_.clocks = s;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  env_.host = host;
+  return a;
+}
+
+std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
+  // splitmix64: well-spread seeds from one run seed.
+  std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(index + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (z ^ (z >> 31)) & 0x7fffffffffffull;
+}
+
+int trial_distribution(int index) { return index < 4 ? index : 0; }
+
+std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, std::vector<std::byte>& payload) {
+  std::string s;
+  for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire_encode(t.inputs, payload);
+  return fmt::format(
+      R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":true)",
+      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes);
+}
+
+timing_summary parse_timing(simdjson::dom::element t) {
+  timing_summary s;
+  s.samples = static_cast<int>(t["samples"].get_int64().value());
+  s.median_ms = t["median_ms"].get_double().value();
+  s.mean_ms = t["mean_ms"].get_double().value();
+  s.stddev_ms = t["stddev_ms"].get_double().value();
+  s.min_ms = t["min_ms"].get_double().value();
+  s.max_ms = t["max_ms"].get_double().value();
+  s.rel_spread = t["rel_spread"].get_double().value();
+  s.wall_median_ms = t["wall_median_ms"].get_double().value();
+  s.score_ms = t["score_ms"].get_double().value();
+  return s;
+}
+
+}  // namespace headroom::eval

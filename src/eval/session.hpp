@@ -1,0 +1,94 @@
+#pragma once
+// A conversation with one worker: start, hello, requests whose answers are parsed JSON. Internal to
+// src/eval (reference.cpp, candidate.cpp, orchestrator.cpp).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "headroom/eval/evaluation.hpp"
+#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/tensor.hpp"
+#include "headroom/eval/worker_process.hpp"
+#include "tensor_wire.hpp"
+
+namespace headroom::eval {
+
+struct answer {
+  worker_failure failure = worker_failure::none;
+  std::string detail;  // failure detail
+  bool ok = false;     // the worker answered ok:true
+  std::string error;   // ok:false: compile_error, load_error, runtime_error, setup
+  std::string kind;    // out_of_memory, illegal_address or empty
+  std::string message;
+  std::string traceback;
+  std::shared_ptr<simdjson::dom::parser> parser;
+  simdjson::dom::element doc;
+  std::vector<std::byte> payload;
+};
+
+class session {
+ public:
+  session(const eval_options& options, const std::string& device, const std::string& label,
+          const std::map<std::string, std::string>& env);
+  // Starts the worker on its device; throws input_error when Python or PyTorch cannot be started
+  // there (a problem of the installation, not of any candidate).
+  answer hello(std::chrono::seconds timeout);
+  answer ask(const std::string& fields, const std::vector<std::byte>& payload, std::chrono::seconds timeout);
+  worker_process& process() { return *process_; }
+  const environment& env() const { return env_; }
+  const std::string& capability() const { return capability_; }  // "9.0" on an H200; empty on the CPU
+  std::string log_tail() const { return process_->log_tail(); }
+  void stop() { process_->stop(); }
+
+ private:
+  std::string device_;
+  std::string poison_allocator_;
+  std::unique_ptr<worker_process> process_;
+  environment env_;
+  std::string capability_;
+};
+
+struct ceilings {
+  double bandwidth = 0;  // bytes/s, read + written
+  double matmul = 0;     // FLOP/s, dense bf16
+};
+
+struct trial_data {
+  std::uint64_t seed = 0;
+  int distribution = 0;
+  std::vector<tensor> inputs;
+  std::vector<tensor> outputs;
+};
+
+struct reference_data {
+  std::string error;  // non-empty: the problem failed (reference_error)
+  std::string init_inputs;
+  std::uint64_t init_seed = 0;
+  std::vector<trial_data> trials;
+  int skipped_trials = 0;  // distributions outside the problem's domain
+  std::vector<trial_data> timing_sets;
+  std::vector<std::string> ops;  // compute ATen operators of one reference forward
+  std::optional<timing_summary> eager, compiled;
+  std::optional<double> speed_of_light_ms;
+  environment env;
+};
+
+// The trial plan: seeds derived from the run seed; distribution per trial as docs/eval.md says.
+std::uint64_t trial_seed(std::uint64_t run_seed, int index);
+int trial_distribution(int index);
+
+reference_data prepare_reference(const problem_spec& problem, const eval_options& options, const std::string& device,
+                                 std::optional<ceilings>& device_ceilings);
+evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
+                              const eval_options& options, const std::string& device);
+
+std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets,
+                           std::vector<std::byte>& payload);
+timing_summary parse_timing(simdjson::dom::element t);
+std::string iso_now();
+inline std::string wire_encode(const std::vector<tensor>& t, std::vector<std::byte>& p) { return wire::encode(t, p); }
+
+}  // namespace headroom::eval

@@ -1,0 +1,63 @@
+#include "headroom/eval/timing_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace headroom::eval {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + static_cast<long>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  double m = *mid;
+  if (v.size() % 2 == 0) m = (m + *std::max_element(v.begin(), mid)) / 2;
+  return m;
+}
+
+void sample_set::add(double event_ms, double wall_ms) {
+  events_.push_back(event_ms);
+  walls_.push_back(wall_ms);
+}
+
+double sample_set::rel_spread() const {
+  if (events_.size() < 3) return std::numeric_limits<double>::infinity();
+  double med = median_of(events_);
+  if (med <= 0) return std::numeric_limits<double>::infinity();
+  std::vector<double> dev(events_.size());
+  std::transform(events_.begin(), events_.end(), dev.begin(), [&](double x) { return std::abs(x - med); });
+  double sigma = 1.4826 * median_of(dev);  // MAD scaled to a normal's standard deviation
+  // The median's standard error is sqrt(pi/2) times the mean's for normal samples.
+  return 1.2533 * sigma / std::sqrt(static_cast<double>(events_.size())) / med;
+}
+
+bool sample_set::done(const stopping_rule& rule, double elapsed_seconds) const {
+  int n = size();
+  if (n >= rule.max_samples) return true;
+  if (n >= rule.min_samples && elapsed_seconds >= rule.max_seconds) return true;
+  return n >= rule.min_samples && rel_spread() <= rule.target_spread;
+}
+
+timing_summary sample_set::summarize(double empty_wall_ms) const {
+  timing_summary s;
+  s.samples = size();
+  if (events_.empty()) return s;
+  s.median_ms = median_of(events_);
+  s.mean_ms = std::accumulate(events_.begin(), events_.end(), 0.0) / s.samples;
+  double ss = 0;
+  for (double x : events_) ss += (x - s.mean_ms) * (x - s.mean_ms);
+  s.stddev_ms = s.samples > 1 ? std::sqrt(ss / (s.samples - 1)) : 0;
+  s.min_ms = *std::min_element(events_.begin(), events_.end());
+  s.max_ms = *std::max_element(events_.begin(), events_.end());
+  s.rel_spread = std::isfinite(rel_spread()) ? rel_spread() : 0;
+  s.wall_median_ms = std::max(0.0, median_of(walls_) - empty_wall_ms);
+  s.score_ms = hidden_work(s) ? s.wall_median_ms : s.median_ms;
+  return s;
+}
+
+bool sample_set::hidden_work(const timing_summary& s) {
+  return s.wall_median_ms > s.median_ms * (1 + hidden_work_share) + hidden_work_ms;
+}
+
+}  // namespace headroom::eval

@@ -1,0 +1,237 @@
+#include "worker/device.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#ifdef HEADROOM_WORKER_CUDA
+#include <cuda_runtime.h>
+#define HEADROOM_CUDA_TRY(call)                                                                     \
+  do {                                                                                              \
+    cudaError_t err_ = (call);                                                                      \
+    if (err_ != cudaSuccess)                                                                        \
+      throw std::runtime_error(fmt::format("{} failed: {} ({}:{})", #call, cudaGetErrorString(err_), \
+                                           __FILE__, __LINE__));                                    \
+  } while (0)
+#endif
+
+namespace headroom::eval::worker {
+
+double host_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+device::device(const std::string& name) {
+  if (name == "cpu") return;
+  if (name.rfind("cuda", 0) != 0) throw std::runtime_error("unknown device " + name);
+#ifdef HEADROOM_WORKER_CUDA
+  cuda_ = true;
+  index_ = name.size() > 5 ? std::atoi(name.c_str() + 5) : 0;
+  HEADROOM_CUDA_TRY(cudaSetDevice(index_));
+#else
+  throw std::runtime_error("this headroom-worker was built without CUDA; use --device cpu");
+#endif
+}
+
+void* device::allocate(std::size_t bytes) {
+  std::size_t n = bytes == 0 ? 1 : bytes;
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    void* p = nullptr;
+    HEADROOM_CUDA_TRY(cudaMalloc(&p, n));
+    return p;
+  }
+#endif
+  void* p = std::aligned_alloc(64, (n + 63) / 64 * 64);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void device::release(void* p) {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    cudaFree(p);  // log-only: a sticky error has already been reported by the call that caused it
+    return;
+  }
+#endif
+  std::free(p);
+}
+
+void device::copy_to_device(void* dst, const void* src, std::size_t bytes) {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    HEADROOM_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return;
+  }
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+void device::copy_to_host(void* dst, const void* src, std::size_t bytes) {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    HEADROOM_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return;
+  }
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+void device::copy_on_device(void* dst, const void* src, std::size_t bytes) {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    HEADROOM_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    return;
+  }
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+void device::synchronize() {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
+#endif
+}
+
+void device::flush_caches() {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    if (!flush_buffer_) {
+      int l2 = 0;
+      HEADROOM_CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, index_));
+      flush_bytes_ = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : 64 << 20);
+      HEADROOM_CUDA_TRY(cudaMalloc(&flush_buffer_, flush_bytes_));
+    }
+    // A candidate can pin its inputs in L2 with an access-policy window (llm.c PR #851); resetting
+    // persisting lines first makes the memset below evict them too.
+    HEADROOM_CUDA_TRY(cudaCtxResetPersistingL2Cache());
+    static int flip = 0;
+    flip ^= 1;
+    HEADROOM_CUDA_TRY(cudaMemsetAsync(flush_buffer_, flip, flush_bytes_, reinterpret_cast<cudaStream_t>(stream_)));
+    return;
+  }
+#endif
+  // On the CPU: write 64 MiB, more than the last-level caches of the machines we run on.
+  static std::vector<unsigned char> buffer(64u << 20);
+  static unsigned char v = 0;
+  std::memset(buffer.data(), ++v, buffer.size());
+}
+
+void device::start_timer() {
+  synchronize();
+  wall_start_ = host_ms();
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    if (!start_event_) {
+      cudaEvent_t a, b;
+      HEADROOM_CUDA_TRY(cudaEventCreate(&a));
+      HEADROOM_CUDA_TRY(cudaEventCreate(&b));
+      start_event_ = a;
+      stop_event_ = b;
+    }
+    HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(start_event_), reinterpret_cast<cudaStream_t>(stream_)));
+  }
+#endif
+}
+
+device::times device::stop_timer() {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(stop_event_), reinterpret_cast<cudaStream_t>(stream_)));
+    // Device-wide: work the candidate left on other streams finishes before the wall clock stops.
+    HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
+    double wall = host_ms() - wall_start_;
+    float ms = 0;
+    HEADROOM_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_event_), static_cast<cudaEvent_t>(stop_event_)));
+    return {ms, wall};
+  }
+#endif
+  double wall = host_ms() - wall_start_;
+  return {wall, wall};
+}
+
+double device::copy_bandwidth() {
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    std::size_t bytes = 1ull << 30;
+    void *a = nullptr, *b = nullptr;
+    HEADROOM_CUDA_TRY(cudaMalloc(&a, bytes));
+    HEADROOM_CUDA_TRY(cudaMalloc(&b, bytes));
+    HEADROOM_CUDA_TRY(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    cudaEvent_t s, e;
+    HEADROOM_CUDA_TRY(cudaEventCreate(&s));
+    HEADROOM_CUDA_TRY(cudaEventCreate(&e));
+    float best = 1e30f;
+    for (int i = 0; i < 5; ++i) {
+      HEADROOM_CUDA_TRY(cudaEventRecord(s));
+      HEADROOM_CUDA_TRY(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+      HEADROOM_CUDA_TRY(cudaEventRecord(e));
+      HEADROOM_CUDA_TRY(cudaEventSynchronize(e));
+      float ms = 0;
+      HEADROOM_CUDA_TRY(cudaEventElapsedTime(&ms, s, e));
+      best = std::min(best, ms);
+    }
+    cudaEventDestroy(s);
+    cudaEventDestroy(e);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * static_cast<double>(bytes) / (best * 1e-3);
+  }
+#endif
+  return 0;
+}
+
+std::string device::driver_version() {
+#ifdef HEADROOM_WORKER_CUDA
+  int v = 0;
+  if (cudaDriverGetVersion(&v) == cudaSuccess) return fmt::format("CUDA driver API {}.{}", v / 1000, (v % 1000) / 10);
+#endif
+  return "";
+}
+
+std::string device::runtime_version() {
+#ifdef HEADROOM_WORKER_CUDA
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+#endif
+  return "";
+}
+
+// Clocks through NVML, opened at run time (it ships with the driver, not the toolkit).
+std::string device::clocks() {
+  if (!cuda_) return "";
+  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!nvml) return "";
+  using init_fn = int (*)();
+  using handle_fn = int (*)(unsigned, void**);
+  using clock_fn = int (*)(void*, int, unsigned*);
+  using driver_fn = int (*)(char*, unsigned);
+  auto init = reinterpret_cast<init_fn>(dlsym(nvml, "nvmlInit_v2"));
+  auto handle = reinterpret_cast<handle_fn>(dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2"));
+  auto clock = reinterpret_cast<clock_fn>(dlsym(nvml, "nvmlDeviceGetClockInfo"));
+  auto max_clock = reinterpret_cast<clock_fn>(dlsym(nvml, "nvmlDeviceGetMaxClockInfo"));
+  auto driver = reinterpret_cast<driver_fn>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
+  std::string out;
+  void* dev = nullptr;
+  // NVML numbers devices physically; with CUDA_VISIBLE_DEVICES set the index may differ, which
+  // only affects this informative field.
+  if (init && handle && clock && init() == 0 && handle(static_cast<unsigned>(index_), &dev) == 0) {
+    unsigned sm = 0, mem = 0, sm_max = 0;
+    clock(dev, 1 /* NVML_CLOCK_SM */, &sm);
+    clock(dev, 2 /* NVML_CLOCK_MEM */, &mem);
+    if (max_clock) max_clock(dev, 1, &sm_max);
+    out = fmt::format("sm {} MHz (max {}), mem {} MHz", sm, sm_max, mem);
+    char version[96] = {};
+    if (driver && driver(version, sizeof version) == 0) out += fmt::format(", driver {}", version);
+  }
+  return out;
+}
+
+}  // namespace headroom::eval::worker

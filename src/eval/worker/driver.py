@@ -1,0 +1,293 @@
+# The Python half of headroom's evaluation worker (docs/eval.md, "Processes"). The C++ worker
+# embeds the interpreter, imports this module before any candidate code runs and keeps references
+# to these functions, so a candidate that rebinds names here does not change what the worker calls.
+# Everything that must not be patchable (copies, poisoning, timing, comparison) is C++; this file
+# only does what needs the Python object model.
+import gc
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+import torch
+
+_device = None
+_module_count = 0
+
+
+def setup(device, poison_allocator):
+    """Chooses the device; installs the poisoning CUDA allocator before any CUDA allocation."""
+    global _device
+    _device = torch.device(device)
+    if _device.type == "cuda":
+        if poison_allocator:
+            alloc = torch.cuda.memory.CUDAPluggableAllocator(poison_allocator, "headroom_alloc", "headroom_free")
+            torch.cuda.memory.change_current_allocator(alloc)
+        torch.cuda.set_device(_device)
+        # The reference is strict float32 (as GPU MODE's checkers are): TF32 would put the reference
+        # itself 1e-3 away from exact, which is larger than the float32 threshold.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    torch.set_grad_enabled(False)
+    return json.dumps(environment())
+
+
+def environment():
+    env = {"torch": torch.__version__, "python": sys.version.split()[0]}
+    if _device is not None and _device.type == "cuda":
+        p = torch.cuda.get_device_properties(_device)
+        env.update(gpu=p.name, cuda=str(torch.version.cuda), sms=p.multi_processor_count,
+                   capability="%d.%d" % (p.major, p.minor))
+    else:
+        env.update(gpu="cpu", cuda="")
+    return env
+
+
+def import_file(path, build_dir):
+    """Imports a problem or candidate file under a unique module name. Extensions it builds with
+    load_inline go to `build_dir`: a private folder per candidate (KernelBench candidates reuse
+    extension names)."""
+    global _module_count
+    _module_count += 1
+    if build_dir:
+        os.makedirs(build_dir, exist_ok=True)
+        os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
+    name = "headroom_eval_module_%d" % _module_count
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _plain(value):
+    """Constructor arguments cross to the candidate's process as JSON: numbers, strings, lists."""
+    if isinstance(value, torch.Tensor):
+        if value.numel() == 1:
+            return value.item()
+        raise TypeError("get_init_inputs() returned a tensor with %d elements" % value.numel())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError("get_init_inputs() returned a %s, which cannot be passed on" % type(value).__name__)
+
+
+def init_inputs(module):
+    return json.dumps([_plain(v) for v in module.get_init_inputs()])
+
+
+def build_model(module, class_name, init_json, seed):
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise ImportError("the file defines no class %s" % class_name)
+    torch.manual_seed(seed)
+    if _device.type == "cuda":
+        torch.cuda.manual_seed_all(seed)
+    model = cls(*json.loads(init_json))
+    if isinstance(model, torch.nn.Module):
+        model = model.to(_device)
+    return model
+
+
+def compile_model(model):
+    if not hasattr(torch, "compile"):
+        return None
+    return torch.compile(model)
+
+
+def _redraw(t, distribution, gen):
+    if not t.is_floating_point():
+        return t  # indices and offsets keep their integer values
+    if distribution == 1:
+        s = 0.5 + 3.5 * torch.rand((), generator=gen).item()
+        o = -2.0 + 4.0 * torch.rand((), generator=gen).item()
+        return (t.double() * s + o).to(t.dtype)
+    if distribution == 2:
+        return torch.randn(t.shape, generator=gen, dtype=torch.float64).to(t.dtype)
+    if distribution == 3:
+        mask = torch.rand(t.shape, generator=gen) < 0.001
+        return torch.where(mask, t.double() * 100.0, t.double()).to(t.dtype)
+    return t
+
+
+def make_inputs(module, seed, distribution):
+    torch.manual_seed(seed)
+    inputs = module.get_inputs()
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("get_inputs() must return a list")
+    gen = torch.Generator().manual_seed(seed ^ 0x5EED)
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            out.append(_redraw(x.detach().cpu().contiguous(), distribution, gen))
+        else:
+            raise TypeError("get_inputs() returned a %s; only tensors are supported" % type(x).__name__)
+    return out
+
+
+def to_capsules(tensors):
+    """Outputs for the C++ side: (dtype name, capsule) per tensor, contiguous. bool travels as uint8."""
+    result = []
+    for t in tensors:
+        t = t.detach().contiguous()
+        name = str(t.dtype).replace("torch.", "")
+        if t.dtype == torch.bool:
+            t = t.view(torch.uint8)
+        result.append((name, torch.utils.dlpack.to_dlpack(t), t))
+    return result
+
+
+def from_capsule(capsule, dtype_name):
+    t = torch.utils.dlpack.from_dlpack(capsule)
+    if dtype_name == "bool":
+        t = t.view(torch.bool)
+    return t
+
+
+def outputs_of(value):
+    """forward's result as a list of tensors, or a string saying why it is not one."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    for v in values:
+        if type(v) is not torch.Tensor:
+            return "forward returned a %s, not a torch.Tensor" % type(v).__name__
+    return values
+
+
+_VIEW_OR_ALLOC = {
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "ones",
+    "ones_like", "full", "full_like", "view", "_unsafe_view", "reshape", "t", "transpose", "permute",
+    "expand", "as_strided", "select", "slice", "unsqueeze", "squeeze", "alias", "detach", "clone",
+    "contiguous", "copy_", "_to_copy", "to", "lift_fresh", "fill_", "zero_", "resize_", "split",
+    "unbind", "narrow", "_reshape_alias", "set_", "view_as", "flatten", "unflatten", "new_zeros",
+    "new_ones", "new_full", "lift_fresh_copy", "_local_scalar_dense", "item", "is_same_size",
+}
+
+try:
+    from torch.utils._python_dispatch import TorchDispatchMode as _DispatchMode
+except ImportError:  # very old torch: no operator record, so no torch_fallback flag
+    _DispatchMode = None
+
+if _DispatchMode is not None:
+    class _OperatorRecord(_DispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = set()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            name = func.__name__ if hasattr(func, "__name__") else str(func)
+            base = name.split(".")[0]
+            if base not in _VIEW_OR_ALLOC:
+                self.ops.add(base)
+            return func(*args, **(kwargs or {}))
+
+
+def call(model, inputs, record_ops):
+    """One forward call. Returns (outputs or error text, compute operators or None)."""
+    if record_ops and _DispatchMode is not None:
+        record = _OperatorRecord()
+        with record:
+            value = model(*inputs)
+        return outputs_of(value), sorted(record.ops)
+    return outputs_of(model(*inputs)), None
+
+
+def noop(*args):
+    return None
+
+
+def current_stream():
+    if _device is not None and _device.type == "cuda":
+        return torch.cuda.current_stream(_device).cuda_stream
+    return 0
+
+
+def synchronize():
+    if _device is not None and _device.type == "cuda":
+        torch.cuda.synchronize(_device)
+
+
+def count_flops(model, inputs):
+    """FLOPs of one reference forward, from PyTorch's FLOP counter (torch >= 2.1); -1 when unknown."""
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+    except ImportError:
+        return -1
+    counter = FlopCounterMode(display=False)
+    with counter:
+        model(*inputs)
+    return int(counter.get_total_flops())
+
+
+def matmul_rate():
+    """Dense bf16 matmul rate (FLOP/s) measured here: the compute ceiling of the speed-of-light floor."""
+    if _device is None or _device.type != "cuda":
+        return -1.0
+    n = 8192
+    a = torch.randn(n, n, device=_device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=_device, dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    best = float("inf")
+    for _ in range(5):
+        start.record()
+        for _ in range(10):
+            a @ b
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) / 10.0)
+    return 2.0 * n ** 3 / (best * 1e-3)
+
+
+def guarded_functions():
+    """What a timer or checker could be patched through; the worker compares identities after
+    every call (reason `tampering`)."""
+    import time
+    found = []
+    def add(name, owner, attr):
+        if owner is not None and hasattr(owner, attr):
+            found.append((name, getattr(owner, attr)))
+    add("time.perf_counter", time, "perf_counter")
+    add("time.time", time, "time")
+    add("time.monotonic", time, "monotonic")
+    add("torch.cuda.synchronize", torch.cuda, "synchronize")
+    add("torch.cuda.Event", torch.cuda, "Event")
+    event = getattr(torch.cuda, "Event", None)
+    add("torch.cuda.Event.record", event, "record")
+    add("torch.cuda.Event.elapsed_time", event, "elapsed_time")
+    add("torch.cuda.Event.synchronize", event, "synchronize")
+    add("torch.allclose", torch, "allclose")
+    add("torch.equal", torch, "equal")
+    add("torch.Tensor.__eq__", torch.Tensor, "__eq__")
+    add("torch.utils.dlpack.to_dlpack", torch.utils.dlpack, "to_dlpack")
+    add("torch.utils.dlpack.from_dlpack", torch.utils.dlpack, "from_dlpack")
+    add("torch.Tensor.contiguous", torch.Tensor, "contiguous")
+    add("torch.Tensor.detach", torch.Tensor, "detach")
+    add("torch.Tensor.view", torch.Tensor, "view")
+    add("torch.nn.Module.__call__", torch.nn.Module, "__call__")
+    return found
+
+
+def changed_functions(snapshot):
+    now = dict(guarded_functions())
+    return [name for name, fn in snapshot if now.get(name) is not fn]
+
+
+def describe_exception(exc):
+    """(kind, message, traceback) for a Python exception raised by candidate code."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    message = "%s: %s" % (type(exc).__name__, exc)
+    lowered = message.lower()
+    kind = ""
+    if isinstance(exc, MemoryError) or "out of memory" in lowered or "not enough memory" in lowered \
+            or type(exc).__name__ == "OutOfMemoryError" or "failed to allocate" in lowered:
+        kind = "out_of_memory"
+    elif "illegal memory access" in lowered or "illegal address" in lowered or "misaligned address" in lowered:
+        kind = "illegal_address"
+    return kind, message, text[-8000:]
+
+
+def collect():
+    gc.collect()

@@ -1,0 +1,605 @@
+// headroom-worker: the untrusted half of an evaluation (docs/eval.md, "Processes"). It embeds the
+// Python interpreter of the environment given with --python, runs one problem or one candidate,
+// and answers the parent's requests over a pipe pair. Copies, poisoning, input checks and timing
+// are here in C++; driver.py does what needs Python objects.
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "headroom/eval/channel.hpp"
+#include "headroom/eval/tensor.hpp"
+#include "headroom/eval/timing_stats.hpp"
+#include "headroom/util/embedded.hpp"
+#include "headroom/util/json.hpp"
+#include "worker/device.hpp"
+#include "worker/dlpack.hpp"
+#include "worker/poison.hpp"
+#include "worker/python.hpp"
+
+namespace headroom::util {
+std::span<const embedded_file> worker_python_files();
+}
+
+namespace headroom::eval::worker {
+namespace {
+
+using util::json_string;
+
+struct meta {
+  dtype type;
+  std::vector<std::int64_t> shape;
+  std::size_t bytes;
+};
+
+// A request could not be served; the text goes back as a runtime error.
+struct request_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+int count_threads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+std::string shape_json(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", shape[i]);
+  return s + "]";
+}
+
+std::string meta_json(const meta& m) {
+  return fmt::format(R"({{"dtype":"{}","shape":{},"bytes":{}}})", dtype_name(m.type), shape_json(m.shape), m.bytes);
+}
+
+std::vector<meta> parse_metas(simdjson::dom::array arr) {
+  std::vector<meta> out;
+  for (simdjson::dom::element e : arr) {
+    meta m;
+    std::string_view name = e["dtype"].get_string().value();
+    auto t = parse_dtype(name);
+    if (!t) throw request_error(fmt::format("unknown dtype {}", name));
+    m.type = *t;
+    // Named arrays: a range-for over `.value()` of a temporary simdjson result dangles.
+    simdjson::dom::array shape = e["shape"].get_array().value();
+    for (simdjson::dom::element d : shape) m.shape.push_back(d.get_int64().value());
+    m.bytes = static_cast<std::size_t>(e["bytes"].get_uint64().value());
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+dlpack::data_type dl_type(dtype t) {
+  switch (t) {
+    case dtype::f64: return {dlpack::float_code, 64, 1};
+    case dtype::f32: return {dlpack::float_code, 32, 1};
+    case dtype::f16: return {dlpack::float_code, 16, 1};
+    case dtype::bf16: return {dlpack::bfloat_code, 16, 1};
+    case dtype::i64: return {dlpack::int_code, 64, 1};
+    case dtype::i32: return {dlpack::int_code, 32, 1};
+    case dtype::i16: return {dlpack::int_code, 16, 1};
+    case dtype::i8: return {dlpack::int_code, 8, 1};
+    case dtype::u8:
+    case dtype::boolean: return {dlpack::uint_code, 8, 1};  // bool travels as uint8 (driver.from_capsule)
+  }
+  return {dlpack::uint_code, 8, 1};
+}
+
+struct owned_buffer {
+  device* dev;
+  void* data;
+  std::vector<std::int64_t> shape;
+};
+
+void delete_managed(dlpack::managed_tensor* self) {
+  auto* o = static_cast<owned_buffer*>(self->manager_ctx);
+  o->dev->release(o->data);
+  delete o;
+  delete self;
+}
+
+void capsule_destructor(PyObject* capsule) {
+  // Only a capsule nobody consumed still owns its tensor.
+  if (PyCapsule_IsValid(capsule, dlpack::capsule_name)) {
+    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(capsule, dlpack::capsule_name));
+    if (mt && mt->deleter) mt->deleter(mt);
+  }
+}
+
+class worker {
+ public:
+  worker(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {}
+
+  int serve() {
+    for (;;) {
+      read_result r = read_message(in_, std::nullopt);
+      if (r.status != read_status::ok) return r.status == read_status::closed ? 0 : 3;
+      simdjson::dom::parser parser;
+      simdjson::padded_string padded(r.msg.header);
+      simdjson::dom::element req;
+      if (parser.parse(padded).get(req)) return 3;
+      std::string_view op = req["op"].get_string().value_unsafe();
+      if (op == "bye") {
+        reply(R"("ok":true)");
+        return 0;
+      }
+      try {
+        handle(op, req, r.msg.payload);
+      } catch (const request_error& e) {
+        reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"","message":{})", json_string(e.what())));
+      } catch (const std::exception& e) {
+        // A CUDA call of ours failed: almost always a sticky error a candidate kernel caused.
+        std::string what = e.what();
+        std::string kind = what.find("illegal") != std::string::npos || what.find("misaligned") != std::string::npos
+                               ? "illegal_address"
+                               : (what.find("out of memory") != std::string::npos ? "out_of_memory" : "");
+        reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
+      }
+    }
+  }
+
+ private:
+  void reply(const std::string& fields, std::vector<std::byte> payload = {}) {
+    message m;
+    m.header = fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields);
+    m.payload = std::move(payload);
+    if (!write_message(out_, m)) std::_Exit(4);
+  }
+
+  void reply_python_error(const char* error) {
+    python_error e = take_python_error(fn("describe_exception").get());
+    reply(fmt::format(R"("ok":false,"error":"{}","kind":"{}","message":{},"traceback":{})", error, e.kind,
+                      json_string(e.message), json_string(e.traceback)));
+  }
+
+  py_ref fn(const char* name) {
+    auto it = functions_.find(name);
+    if (it != functions_.end()) return it->second;
+    return {};
+  }
+
+  // Calls a driver function; a Python exception becomes request_error unless the caller handles it.
+  py_ref call(const char* name, std::initializer_list<PyObject*> args) {
+    py_ref f = fn(name);
+    py_ref tuple(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+    Py_ssize_t i = 0;
+    for (PyObject* a : args) {
+      Py_INCREF(a);
+      PyTuple_SET_ITEM(tuple.get(), i++, a);
+    }
+    return py_ref(PyObject_CallObject(f.get(), tuple.get()));
+  }
+
+  void handle(std::string_view op, simdjson::dom::element req, const std::vector<std::byte>& payload) {
+    if (op == "hello") return hello(req);
+    if (op == "load") return load(req);
+    if (op == "inputs") return inputs(req);
+    if (op == "run") return run(req, payload);
+    if (op == "time") return time(req, payload);
+    if (op == "compile_baseline") return compile_baseline();
+    if (op == "flops") return flops(req, payload);
+    if (op == "ceilings") return ceilings();
+    throw request_error(fmt::format("unknown request {}", op));
+  }
+
+  void hello(simdjson::dom::element req) {
+    nonce_ = std::string(req["nonce"].get_string().value());
+    std::string dev_name(req["device"].get_string().value());
+    std::string allocator(req["poison_allocator"].get_string().value());
+    dev_ = std::make_unique<device>(dev_name);
+    if (dev_->is_cuda()) poison_ = std::make_unique<cuda_poison>(allocator);
+    // The driver module, from the copy compiled into this binary.
+    auto files = util::worker_python_files();
+    py_ref code(Py_CompileString(std::string(files[0].contents).c_str(), "headroom_driver.py", Py_file_input));
+    if (!code) throw request_error("driver did not compile: " + take_python_error(nullptr).message);
+    py_ref module(PyImport_ExecCodeModule("headroom_driver", code.get()));
+    if (!module) {
+      python_error e = take_python_error(nullptr);
+      reply(fmt::format(R"("ok":false,"error":"setup","kind":"","message":{},"traceback":"")",
+                        json_string("cannot import torch in this Python: " + e.message)));
+      return;
+    }
+    for (const char* name : {"setup", "import_file", "init_inputs", "build_model", "compile_model", "make_inputs",
+                             "to_capsules", "from_capsule", "call", "noop", "current_stream", "count_flops",
+                             "matmul_rate", "guarded_functions", "changed_functions", "describe_exception",
+                             "collect"}) {
+      py_ref f(PyObject_GetAttrString(module.get(), name));
+      if (!f) throw request_error(std::string("driver lacks ") + name);
+      functions_[name] = f;
+    }
+    py_ref alloc_arg(PyUnicode_FromString(poison_ && poison_->available() ? allocator.c_str() : ""));
+    py_ref dev_arg(PyUnicode_FromString(dev_name.c_str()));
+    py_ref env = call("setup", {dev_arg.get(), alloc_arg.get()});
+    if (!env) return reply_python_error("setup");
+    snapshot_ = call("guarded_functions", {});
+    if (!snapshot_) return reply_python_error("setup");
+    py_ref stream = call("current_stream", {});
+    if (stream) dev_->set_stream(static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLong(stream.get())));
+    PyErr_Clear();
+    reply(fmt::format(R"("ok":true,"env":{},"driver":{},"runtime":{},"clocks":{},"poison_allocator":{})",
+                      to_string(env.get()), json_string(dev_->driver_version()),
+                      json_string(dev_->runtime_version()), json_string(dev_->clocks()),
+                      poison_ && poison_->available() ? "true" : "false"));
+  }
+
+  void load(simdjson::dom::element req) {
+    std::string path(req["path"].get_string().value());
+    std::string build_dir(req["build_dir"].get_string().value());
+    std::string cls(req["class"].get_string().value());
+    bool compile_only = req["compile_only"].get_bool().value();
+    py_ref path_arg(PyUnicode_FromString(path.c_str()));
+    py_ref dir_arg(PyUnicode_FromString(build_dir.c_str()));
+    module_ = call("import_file", {path_arg.get(), dir_arg.get()});
+    if (!module_) {
+      python_error e = take_python_error(fn("describe_exception").get());
+      // load_inline raises RuntimeError("Error building extension ...") when the compiler fails.
+      bool build = e.message.find("Error building extension") != std::string::npos ||
+                   e.message.find("Error compiling objects") != std::string::npos;
+      reply(fmt::format(R"("ok":false,"error":"{}","kind":"{}","message":{},"traceback":{})",
+                        build ? "compile_error" : "load_error", e.kind, json_string(e.message),
+                        json_string(e.traceback)));
+      return;
+    }
+    if (compile_only) return reply(R"("ok":true)");
+    std::string init;
+    if (auto v = req["init_inputs"].get_string(); !v.error()) init = std::string(v.value());
+    if (init.empty()) {
+      py_ref s = call("init_inputs", {module_.get()});
+      if (!s) return reply_python_error("load_error");
+      init = to_string(s.get());
+    }
+    py_ref init_arg(PyUnicode_FromString(init.c_str()));
+    py_ref cls_arg(PyUnicode_FromString(cls.c_str()));
+    py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
+    model_ = call("build_model", {module_.get(), cls_arg.get(), init_arg.get(), seed.get()});
+    if (!model_) return reply_python_error("load_error");
+    py_ref stream = call("current_stream", {});
+    if (stream) dev_->set_stream(static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLong(stream.get())));
+    PyErr_Clear();
+    reply(fmt::format(R"("ok":true,"init_inputs":{},"tampered":{})", json_string(init), tampered_json()));
+  }
+
+  std::string tampered_json() {
+    py_ref changed = call("changed_functions", {snapshot_.get()});
+    if (!changed) {
+      PyErr_Clear();
+      return R"(["guard check failed"])";
+    }
+    std::string s = "[";
+    Py_ssize_t n = PyList_Size(changed.get());
+    for (Py_ssize_t i = 0; i < n; ++i)
+      s += (i ? "," : "") + json_string(to_string(PyList_GetItem(changed.get(), i)));
+    return s + "]";
+  }
+
+  // Outputs of the reference worker's problem: get_inputs() under a seed and a distribution.
+  void inputs(simdjson::dom::element req) {
+    py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
+    py_ref dist(PyLong_FromLongLong(req["distribution"].get_int64().value()));
+    py_ref list = call("make_inputs", {module_.get(), seed.get(), dist.get()});
+    if (!list) return reply_python_error("runtime_error");
+    std::vector<std::byte> payload;
+    std::string metas;
+    if (!read_tensors(list.get(), payload, metas)) return reply_python_error("runtime_error");
+    reply(fmt::format(R"("ok":true,"tensors":[{}])", metas), std::move(payload));
+  }
+
+  // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
+  bool read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas) {
+    py_ref caps = call("to_capsules", {list});
+    if (!caps) return false;
+    Py_ssize_t n = PyList_Size(caps.get());
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = PyList_GetItem(caps.get(), i);
+      std::string name = to_string(PyTuple_GetItem(item, 0));
+      auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyTuple_GetItem(item, 1), dlpack::capsule_name));
+      if (!mt) return false;
+      const dlpack::tensor& t = mt->dl_tensor;
+      meta m;
+      auto type = parse_dtype(name);
+      if (!type) throw request_error("output of unsupported dtype " + name);
+      m.type = *type;
+      m.shape.assign(t.shape, t.shape + t.ndim);
+      std::size_t numel = 1;
+      for (auto d : m.shape) numel *= static_cast<std::size_t>(d);
+      m.bytes = numel * dtype_size(m.type);
+      std::size_t at = payload.size();
+      payload.resize(at + m.bytes);
+      const char* src = static_cast<const char*>(t.data) + t.byte_offset;
+      if (m.bytes) {
+        if (t.dev.type == dlpack::cuda) dev_->copy_to_host(payload.data() + at, src, m.bytes);
+        else std::memcpy(payload.data() + at, src, m.bytes);
+      }
+      metas += (metas.empty() ? "" : ",") + meta_json(m);
+    }
+    return true;
+  }
+
+  // A tensor on the device in memory we own, holding `bytes` (on the host, or on the device when
+  // `device_src`). Returns the Python tensor; `data` receives the buffer.
+  py_ref make_tensor(const meta& m, const void* src, bool device_src, void** data) {
+    auto* o = new owned_buffer{dev_.get(), dev_->allocate(m.bytes), m.shape};
+    if (m.bytes) {
+      if (device_src) dev_->copy_on_device(o->data, src, m.bytes);
+      else dev_->copy_to_device(o->data, src, m.bytes);
+    }
+    *data = o->data;
+    auto* mt = new dlpack::managed_tensor{};
+    mt->dl_tensor.data = o->data;
+    mt->dl_tensor.dev = {dev_->is_cuda() ? dlpack::cuda : dlpack::cpu, dev_->is_cuda() ? dev_->index() : 0};
+    mt->dl_tensor.ndim = static_cast<std::int32_t>(o->shape.size());
+    mt->dl_tensor.dtype = dl_type(m.type);
+    mt->dl_tensor.shape = o->shape.data();
+    mt->dl_tensor.strides = nullptr;
+    mt->manager_ctx = o;
+    mt->deleter = delete_managed;
+    py_ref capsule(PyCapsule_New(mt, dlpack::capsule_name, capsule_destructor));
+    py_ref name(PyUnicode_FromString(std::string(dtype_name(m.type)).c_str()));
+    py_ref t = call("from_capsule", {capsule.get(), name.get()});
+    if (!t) throw request_error("cannot hand an input to PyTorch: " + take_python_error(nullptr).message);
+    return t;
+  }
+
+  struct built_inputs {
+    py_ref tuple;
+    std::vector<void*> data;
+  };
+
+  built_inputs build_inputs(const std::vector<meta>& metas, const std::byte* src, bool device_src,
+                            const std::vector<const void*>* device_sources = nullptr) {
+    built_inputs b;
+    b.tuple = py_ref(PyTuple_New(static_cast<Py_ssize_t>(metas.size())));
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < metas.size(); ++i) {
+      void* data = nullptr;
+      const void* from = device_sources ? (*device_sources)[i] : src + at;
+      py_ref t = make_tensor(metas[i], from, device_src, &data);
+      PyTuple_SET_ITEM(b.tuple.get(), static_cast<Py_ssize_t>(i), t.get());
+      Py_INCREF(t.get());
+      b.data.push_back(data);
+      at += metas[i].bytes;
+    }
+    return b;
+  }
+
+  void set_poison(int byte) {
+    set_cpu_poison(dev_->is_cuda() ? -1 : byte);
+    if (poison_) poison_->set(byte);
+  }
+
+  void run(simdjson::dom::element req, const std::vector<std::byte>& payload) {
+    if (!model_) throw request_error("no model loaded");
+    auto metas = parse_metas(req["inputs"].get_array().value());
+    int poison = static_cast<int>(req["poison"].get_int64().value());
+    bool record_ops = req["record_ops"].get_bool().value();
+    built_inputs in = build_inputs(metas, payload.data(), false);
+    py_ref args_list(PySequence_List(in.tuple.get()));
+    py_ref record(PyBool_FromLong(record_ops));
+    dev_->synchronize();
+    int threads_before = count_threads();
+    set_poison(poison);
+    py_ref result = call("call", {model_.get(), args_list.get(), record.get()});
+    set_poison(-1);
+    if (!result) return reply_python_error("runtime_error");
+    dev_->synchronize();
+    int threads_after = count_threads();
+    ++calls_;
+    // Threads PyTorch starts for itself appear during the first call; a thread still alive after
+    // a later call returned is the candidate's, finishing work after the call (docs/eval.md).
+    int added = calls_ > 1 ? std::max(0, threads_after - threads_before) : 0;
+    std::string mutated;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < metas.size(); ++i) {
+      std::vector<std::byte> now(metas[i].bytes);
+      if (metas[i].bytes) dev_->copy_to_host(now.data(), in.data[i], metas[i].bytes);
+      if (std::memcmp(now.data(), payload.data() + at, metas[i].bytes) != 0)
+        mutated += fmt::format("{}{}", mutated.empty() ? "" : ",", i);
+      at += metas[i].bytes;
+    }
+    PyObject* outputs = PyTuple_GetItem(result.get(), 0);
+    PyObject* ops = PyTuple_GetItem(result.get(), 1);
+    std::string ops_json = "null";
+    if (ops != Py_None) {
+      ops_json = "[";
+      for (Py_ssize_t i = 0; i < PyList_Size(ops); ++i)
+        ops_json += (i ? "," : "") + json_string(to_string(PyList_GetItem(ops, i)));
+      ops_json += "]";
+    }
+    std::string common = fmt::format(R"("mutated":[{}],"threads_added":{},"tampered":{},"ops":{})", mutated, added,
+                                     tampered_json(), ops_json);
+    if (PyUnicode_Check(outputs))
+      return reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(to_string(outputs)), common));
+    std::vector<std::byte> out_payload;
+    std::string out_metas;
+    if (!read_tensors(outputs, out_payload, out_metas)) return reply_python_error("runtime_error");
+    reply(fmt::format(R"("ok":true,"outputs":[{}],{})", out_metas, common), std::move(out_payload));
+  }
+
+  void time(simdjson::dom::element req, const std::vector<std::byte>& payload) {
+    if (!model_) throw request_error("no model loaded");
+    std::vector<std::vector<meta>> sets;
+    simdjson::dom::array set_list = req["sets"].get_array().value();
+    for (simdjson::dom::element s : set_list) sets.push_back(parse_metas(s.get_array().value()));
+    if (sets.empty()) throw request_error("no input sets to time");
+    stopping_rule rule;
+    rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
+    rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
+    rule.max_seconds = req["max_seconds"].get_double().value();
+    rule.target_spread = req["target_spread"].get_double().value();
+    int warmup = static_cast<int>(req["warmup"].get_int64().value());
+    auto check_budget = static_cast<double>(req["check_bytes"].get_uint64().value());
+    bool check_outputs = req["check_outputs"].get_bool().value();
+
+    // Pristine copies of every set on the device; each sample copies one into fresh buffers.
+    std::vector<std::vector<void*>> pristine(sets.size());
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < sets.size(); ++k)
+      for (const meta& m : sets[k]) {
+        void* p = dev_->allocate(m.bytes);
+        if (m.bytes) dev_->copy_to_device(p, payload.data() + at, m.bytes);
+        pristine[k].push_back(p);
+        at += m.bytes;
+      }
+    auto release = [&] {
+      for (auto& v : pristine)
+        for (void* p : v) dev_->release(p);
+    };
+
+    // The empty call: what the host path costs without any work, subtracted from the wall clock.
+    py_ref noop = fn("noop");
+    std::vector<double> empty;
+    for (int i = 0; i < 21; ++i) {
+      dev_->start_timer();
+      py_ref r(PyObject_CallNoArgs(noop.get()));
+      empty.push_back(dev_->stop_timer().wall_ms);
+    }
+    double empty_wall = median_of(empty);
+
+    std::mt19937_64 rng(std::random_device{}());
+    sample_set samples;
+    std::vector<std::byte> out_payload;
+    std::string checked;
+    double checked_bytes = 0;
+    double begin = host_ms();
+    for (int i = 0;; ++i) {
+      std::size_t k = static_cast<std::size_t>(i) % sets.size();
+      std::vector<const void*> srcs(pristine[k].begin(), pristine[k].end());
+      built_inputs in = build_inputs(sets[k], nullptr, true, &srcs);
+      dev_->flush_caches();
+      dev_->start_timer();
+      py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
+      if (!result) {
+        release();
+        return reply_python_error("runtime_error");
+      }
+      device::times t = dev_->stop_timer();
+      bool warm = i < warmup;
+      if (!warm) samples.add(t.event_ms, t.wall_ms);
+      // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
+      // first one, then at random within the byte budget.
+      bool check = false;
+      if (check_outputs && !warm) {
+        double p = checked.empty() ? 1.0 : std::min(1.0, check_budget / std::max(1.0, checked_bytes + 1) / 4);
+        check = checked.empty() || (checked_bytes < check_budget && std::uniform_real_distribution<>(0, 1)(rng) < p);
+      }
+      if (check) {
+        py_ref list(PyList_New(0));
+        if (PyTuple_Check(result.get()) || PyList_Check(result.get())) {
+          py_ref seq(PySequence_List(result.get()));
+          list = seq;
+        } else {
+          PyList_Append(list.get(), result.get());
+        }
+        std::string metas;
+        std::size_t before = out_payload.size();
+        if (!read_tensors(list.get(), out_payload, metas)) {
+          release();
+          return reply_python_error("runtime_error");
+        }
+        checked_bytes += static_cast<double>(out_payload.size() - before);
+        checked += fmt::format(R"({}{{"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", k, metas);
+      }
+      if (!warm && samples.done(rule, (host_ms() - begin) / 1000.0)) break;
+    }
+    release();
+    timing_summary s = samples.summarize(empty_wall);
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"empty_wall_ms":{}}},"checked":[{}],"tampered":{})",
+                      s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
+                      s.wall_median_ms, s.score_ms, empty_wall, checked, tampered_json()),
+          std::move(out_payload));
+  }
+
+  void compile_baseline() {
+    py_ref compiled = call("compile_model", {model_.get()});
+    if (!compiled) return reply_python_error("runtime_error");
+    if (compiled.get() == Py_None) return reply(R"("ok":true,"available":false)");
+    model_ = compiled;
+    reply(R"("ok":true,"available":true)");
+  }
+
+  void flops(simdjson::dom::element req, const std::vector<std::byte>& payload) {
+    auto metas = parse_metas(req["inputs"].get_array().value());
+    built_inputs in = build_inputs(metas, payload.data(), false);
+    py_ref list(PySequence_List(in.tuple.get()));
+    py_ref n = call("count_flops", {model_.get(), list.get()});
+    if (!n) {
+      PyErr_Clear();
+      return reply(R"("ok":true,"flops":-1)");
+    }
+    reply(fmt::format(R"("ok":true,"flops":{})", PyLong_AsLongLong(n.get())));
+  }
+
+  void ceilings() {
+    double bw = dev_->copy_bandwidth();
+    py_ref rate = call("matmul_rate", {});
+    double mm = rate ? PyFloat_AsDouble(rate.get()) : -1;
+    PyErr_Clear();
+    reply(fmt::format(R"("ok":true,"bandwidth":{},"matmul":{})", bw, mm));
+  }
+
+  int in_, out_;
+  std::string nonce_;
+  std::unique_ptr<device> dev_;
+  std::unique_ptr<cuda_poison> poison_;
+  std::map<std::string, py_ref, std::less<>> functions_;
+  py_ref module_, model_, snapshot_;
+  int calls_ = 0;
+};
+
+// The channel moves to high, close-on-exec descriptors and stdout becomes stderr: whatever the
+// candidate prints cannot land in the channel by accident.
+int hide_fd(int fd) {
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+  if (high < 0) return fd;
+  close(fd);
+  return high;
+}
+
+}  // namespace
+}  // namespace headroom::eval::worker
+
+int main(int argc, char** argv) {
+  std::string python = "python3";
+  int in_fd = -1, out_fd = -1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--python") python = argv[i + 1];
+    else if (a == "--in") in_fd = std::atoi(argv[i + 1]);
+    else if (a == "--out") out_fd = std::atoi(argv[i + 1]);
+  }
+  if (in_fd < 0 || out_fd < 0) {
+    std::fprintf(stderr,
+                 "headroom-worker is started by `headroom eval` and speaks its protocol over two pipes;\n"
+                 "usage: headroom-worker --python EXE --in FD --out FD\n");
+    return 2;
+  }
+  using namespace headroom::eval::worker;
+  in_fd = hide_fd(in_fd);
+  out_fd = hide_fd(out_fd);
+  dup2(2, 1);
+  try {
+    start_python(python);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 5;
+  }
+  int rc = worker(in_fd, out_fd).serve();
+  std::fflush(nullptr);
+  // Skip interpreter finalisation: candidate threads or extensions must not hang or crash the exit.
+  std::_Exit(rc);
+}

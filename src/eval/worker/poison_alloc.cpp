@@ -1,0 +1,36 @@
+// The CUDA allocator PyTorch uses inside an evaluation worker (torch.cuda.memory.CUDAPluggableAllocator).
+// Stream-ordered allocation (cudaMallocAsync) keeps allocation cheap; while poisoning is on, every
+// allocation is filled with the poison byte on its stream before PyTorch hands it out, so an output
+// element the candidate never writes keeps the poison (docs/eval.md, "Correctness").
+#include <cuda_runtime.h>
+#include <sys/types.h>
+
+#include <atomic>
+
+namespace {
+std::atomic<int> poison{-1};
+}
+
+extern "C" {
+
+__attribute__((visibility("default"))) void headroom_set_poison(int byte) { poison.store(byte); }
+
+__attribute__((visibility("default"))) void* headroom_alloc(ssize_t size, int device, cudaStream_t stream) {
+  if (size <= 0) return nullptr;
+  cudaSetDevice(device);
+  void* p = nullptr;
+  if (cudaMallocAsync(&p, static_cast<size_t>(size), stream) != cudaSuccess) {
+    cudaGetLastError();  // PyTorch reports the null pointer as out of memory
+    return nullptr;
+  }
+  int byte = poison.load();
+  if (byte >= 0) cudaMemsetAsync(p, byte, static_cast<size_t>(size), stream);
+  return p;
+}
+
+__attribute__((visibility("default"))) void headroom_free(void* p, ssize_t, int device, cudaStream_t stream) {
+  if (!p) return;
+  cudaSetDevice(device);
+  cudaFreeAsync(p, stream);
+}
+}

@@ -1,0 +1,190 @@
+#include "headroom/eval/worker_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+extern char** environ;
+
+namespace headroom::eval {
+namespace {
+
+std::string random_nonce() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+}
+
+}  // namespace
+
+worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonce()), log_(launch.log) {
+  int down[2], up[2];
+  if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::filesystem::create_directories(launch.log.parent_path());
+  int log_fd = ::open(launch.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));
+
+  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos && launch.env.count(kv.substr(0, eq))) continue;
+    env_strings.push_back(kv);
+  }
+  for (const auto& [k, v] : launch.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string exe = launch.worker.string();
+  std::string in_fd = std::to_string(3), out_fd = std::to_string(4);
+  std::vector<std::string> args = {exe, "--python", launch.python, "--in", in_fd, "--out", out_fd};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid_ == 0) {
+    setpgid(0, 0);  // its own group: a timeout kills the worker and anything it started
+    int null_fd = ::open("/dev/null", O_RDONLY);
+    dup2(null_fd, 0);
+    dup2(log_fd, 1);
+    dup2(log_fd, 2);
+    dup2(down[0], 3);
+    dup2(up[1], 4);
+    execve(exe.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  setpgid(pid_, pid_);
+  ::close(log_fd);
+  ::close(down[0]);
+  ::close(up[1]);
+  to_worker_ = down[1];
+  from_worker_ = up[0];
+  signal(SIGPIPE, SIG_IGN);  // a dead worker shows as a failed write, not as our death
+}
+
+worker_process::~worker_process() {
+  if (!dead_) {
+    kill_group();
+    reap_status(true);
+  }
+  if (to_worker_ >= 0) ::close(to_worker_);
+  if (from_worker_ >= 0) ::close(from_worker_);
+}
+
+void worker_process::kill_group() {
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+  }
+}
+
+std::string worker_process::reap_status(bool wait) {
+  if (dead_) return "exited";
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, wait ? 0 : WNOHANG);
+  if (r != pid_) return "";
+  dead_ = true;
+  ::kill(-pid_, SIGKILL);  // whatever the worker left behind in its group goes with it
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return fmt::format("killed by signal {} ({})", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+  }
+  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+  return "ended";
+}
+
+worker_reply worker_process::request(const std::string& header, const std::vector<std::byte>& payload,
+                                     std::chrono::duration<double> timeout) {
+  worker_reply out;
+  if (dead_) {
+    out.failure = worker_failure::died;
+    out.detail = "the worker had already ended";
+    return out;
+  }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  message m{header, payload};
+  bool sent = write_message(to_worker_, m);
+  read_result r = sent ? read_message(from_worker_, deadline) : read_result{read_status::closed, {}, {}};
+  if (r.status == read_status::ok) {
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded(r.msg.header);
+    simdjson::dom::element doc;
+    std::string_view nonce;
+    if (parser.parse(padded).get(doc) || doc["nonce"].get_string().get(nonce) || nonce != nonce_) {
+      out.failure = worker_failure::tampering;
+      out.detail = "an answer on the result channel did not carry this worker's nonce";
+      kill_group();
+      reap_status(true);
+      return out;
+    }
+    out.msg = std::move(r.msg);
+    return out;
+  }
+  if (r.status == read_status::timeout) {
+    out.failure = worker_failure::timeout;
+    out.detail = fmt::format("no answer within {:.0f} s", timeout.count());
+    kill_group();
+    reap_status(true);
+    return out;
+  }
+  if (r.status == read_status::malformed) {
+    out.failure = worker_failure::tampering;
+    out.detail = "the result channel carried bytes that are not a message (" + r.problem + ")";
+    kill_group();
+    reap_status(true);
+    return out;
+  }
+  // The pipe closed: the worker died. Give it a moment to be reaped for its status.
+  out.failure = worker_failure::died;
+  for (int i = 0; i < 200 && out.detail.empty(); ++i) {
+    out.detail = reap_status(false);
+    if (out.detail.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (out.detail.empty()) {
+    kill_group();
+    out.detail = "closed its channel; " + reap_status(true);
+  }
+  return out;
+}
+
+void worker_process::stop() {
+  if (dead_) return;
+  message m{R"({"op":"bye"})", {}};
+  if (write_message(to_worker_, m))
+    read_message(from_worker_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  for (int i = 0; i < 100; ++i) {
+    if (!reap_status(false).empty()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill_group();
+  reap_status(true);
+}
+
+std::string worker_process::log_tail(std::size_t bytes) const {
+  std::ifstream f(log_, std::ios::binary);
+  if (!f) return "";
+  f.seekg(0, std::ios::end);
+  auto size = static_cast<std::size_t>(f.tellg());
+  std::size_t from = size > bytes ? size - bytes : 0;
+  f.seekg(static_cast<std::streamoff>(from));
+  std::string s(size - from, '\0');
+  f.read(s.data(), static_cast<std::streamsize>(s.size()));
+  return s;
+}
+
+}  // namespace headroom::eval

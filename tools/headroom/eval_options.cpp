@@ -1,0 +1,67 @@
+#include "eval_options.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "headroom/util/error.hpp"
+
+namespace headroom::cli {
+
+void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
+  auto& o = e.options;
+  o.device = "auto";
+  sub->add_option("--device", o.device, "cpu, cuda (every visible GPU, one worker each), cuda:N, or auto (default)");
+  sub->add_option("--python", o.python,
+                  "The Python whose environment holds PyTorch; the worker embeds it (default $HEADROOM_PYTHON, else the "
+                  "interpreter headroom was built against)");
+  o.cache = ".headroom-cache";
+  sub->add_option("--cache", o.cache, "Build folders (one per candidate hash) and worker logs (default .headroom-cache)");
+  sub->add_option("--trials", o.trials, "Correctness trials: seeds and input distributions (default 4)")->check(CLI::Range(1, 64));
+  sub->add_option("--seed", o.seed, "Run seed (default: random, so no candidate can predict its inputs)");
+  sub->add_option("--load-timeout", e.load_timeout, "Seconds to start a worker and construct the model (default 120)");
+  sub->add_option("--run-timeout", e.run_timeout, "Seconds per forward call request (default 120; timing gets 10x)");
+  if (!timing) return;
+  sub->add_option("--compile-timeout", e.compile_timeout, "Seconds to build a candidate's extension (default 600)");
+  sub->add_option("--jobs", o.jobs, "Parallel compilations (default: half the cores)");
+  sub->add_flag("!--no-timing", o.timing, "Check correctness only");
+  sub->add_flag("!--no-baselines", o.baselines, "Do not time the reference (no speedups)");
+  sub->add_flag("!--no-compile-baseline", o.compiled_baseline, "Do not time the reference under torch.compile");
+  sub->add_option("--timing-sets", o.timing_sets, "Distinct input sets the timed calls cycle through (default 3)");
+  sub->add_option("--warmup", o.warmup, "Untimed calls before sampling (default 3)");
+  sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
+  sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");
+  sub->add_option("--max-time", o.max_seconds, "Seconds of sampling per timing (default 10)");
+  sub->add_option("--target-spread", o.target_spread,
+                  "Stop sampling when the standard error of the median is below this share of it (default 0.002)");
+}
+
+void finish_eval_options(eval_cli& e) {
+  auto& o = e.options;
+  o.compile_timeout = std::chrono::seconds(e.compile_timeout);
+  o.load_timeout = std::chrono::seconds(e.load_timeout);
+  o.run_timeout = std::chrono::seconds(e.run_timeout);
+  if (o.jobs <= 0) o.jobs = 1;
+  if (o.python.empty() || o.python == "python3") {
+    if (const char* p = std::getenv("HEADROOM_PYTHON"); p && *p) o.python = p;
+#ifdef HEADROOM_DEFAULT_PYTHON
+    else o.python = HEADROOM_DEFAULT_PYTHON;
+#endif
+  }
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  auto bin = ec ? std::filesystem::path(".") : exe.parent_path();
+  if (const char* w = std::getenv("HEADROOM_WORKER"); w && *w) o.worker = w;
+  else o.worker = bin / "headroom-worker";
+  if (!std::filesystem::is_regular_file(o.worker, ec))
+    throw input_error(fmt::format("{} not found: this headroom was built without an embeddable Python "
+                                  "(install libpython3-dev and rebuild), or set HEADROOM_WORKER",
+                                  o.worker.string()));
+  auto alloc = bin / ".." / "lib" / "libheadroom_poison_alloc.so";
+  if (std::filesystem::is_regular_file(alloc, ec)) o.poison_allocator = std::filesystem::weakly_canonical(alloc, ec);
+  o.cache = std::filesystem::absolute(o.cache);
+}
+
+}  // namespace headroom::cli
