@@ -173,7 +173,8 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     ++e.errors.trials;
     // Unwritten elements first: they explain the mismatch they also cause.
     for (std::size_t i = 0; i < std::min(runs[0].size(), runs[1].size()); ++i) {
-      if (runs[0][i].bytes.size() != runs[1][i].bytes.size()) continue;
+      const tensor &x = runs[0][i], &y = runs[1][i];
+      if (x.type != y.type || x.shape != y.shape || x.bytes.size() != y.bytes.size()) continue;
       std::int64_t n = count_unwritten(runs[0][i], poison_a, runs[1][i], poison_b);
       if (n > 0) {
         e.errors.unwritten = std::max(e.errors.unwritten, n);
@@ -237,6 +238,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       }
     }
   }
+  if (!ref.reduced.empty()) e.reasons.push_back({"trials_reduced", ref.reduced});
   if (ref.skipped_trials > 0)
     e.reasons.push_back({"trials_skipped", fmt::format("{} input distribution(s) outside the problem's domain "
                                                        "(the reference was not finite)", ref.skipped_trials)});

@@ -86,7 +86,8 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   }
   ref.init_inputs = std::string(load.doc["init_inputs"].get_string().value());
 
-  for (int i = 0; i < std::max(1, o.trials); ++i) {
+  int trials = std::max(1, o.trials), timing_sets = std::max(1, o.timing_sets);
+  for (int i = 0; i < trials; ++i) {
     trial_data t;
     t.seed = trial_seed(o.seed, i);
     t.distribution = trial_distribution(i);
@@ -94,6 +95,17 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     if (!run_trial(s, o, t, i == 0, i == 0 ? &ref.ops : nullptr, error)) {
       ref.error = error;
       return ref;
+    }
+    if (i == 0) {
+      // KernelBench problems reach gigabytes per input: fit the kept sets into the memory budget.
+      std::size_t per_set = std::max<std::size_t>(1, bytes_of(t.inputs) + bytes_of(t.outputs));
+      auto allowed = static_cast<int>(std::max<std::uint64_t>(2, o.memory_budget / per_set));
+      int want_trials = trials, want_sets = timing_sets;
+      trials = std::min(trials, std::max(2, allowed - 1));
+      timing_sets = std::min(timing_sets, std::max(1, allowed - trials));
+      if (trials < want_trials || (o.timing && timing_sets < want_sets))
+        ref.reduced = fmt::format("{} trial(s) and {} timing set(s) instead of {} and {}: one set is {:.1f} GiB",
+                                  trials, timing_sets, want_trials, want_sets, static_cast<double>(per_set) / (1ull << 30));
     }
     // A distribution outside the problem's domain (log of a negative) makes the reference itself
     // non-finite: that trial says nothing about a candidate.
@@ -107,7 +119,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     s.stop();
     return ref;
   }
-  for (int k = 0; k < std::max(1, o.timing_sets); ++k) {
+  for (int k = 0; k < timing_sets; ++k) {
     trial_data t;
     t.seed = trial_seed(o.seed, 100 + k);
     t.distribution = 0;

@@ -69,6 +69,7 @@ struct reference_data {
   std::uint64_t init_seed = 0;
   std::vector<trial_data> trials;
   int skipped_trials = 0;  // distributions outside the problem's domain
+  std::string reduced;     // how the memory budget cut trials or timing sets
   std::vector<trial_data> timing_sets;
   std::vector<std::string> ops;  // compute ATen operators of one reference forward
   std::optional<timing_summary> eager, compiled;

@@ -31,6 +31,8 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   int down[2], up[2];
   if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
     throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  // Larger pipe buffers: KernelBench tensors reach gigabytes, and 64 KiB per read is slow.
+  for (int fd : {down[1], up[0]}) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
   std::filesystem::create_directories(launch.log.parent_path());
   int log_fd = ::open(launch.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));

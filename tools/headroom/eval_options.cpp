@@ -21,6 +21,8 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--cache", o.cache, "Build folders (one per candidate hash) and worker logs (default .headroom-cache)");
   sub->add_option("--trials", o.trials, "Correctness trials: seeds and input distributions (default 4)")->check(CLI::Range(1, 64));
   sub->add_option("--seed", o.seed, "Run seed (default: random, so no candidate can predict its inputs)");
+  sub->add_option("--memory-budget", e.memory_budget_gib,
+                  "GiB of reference inputs and outputs kept per problem; fewer trials beyond it (default 16)");
   sub->add_option("--load-timeout", e.load_timeout, "Seconds to start a worker and construct the model (default 120)");
   sub->add_option("--run-timeout", e.run_timeout, "Seconds per forward call request (default 120; timing gets 10x)");
   if (!timing) return;
@@ -43,6 +45,7 @@ void finish_eval_options(eval_cli& e) {
   o.compile_timeout = std::chrono::seconds(e.compile_timeout);
   o.load_timeout = std::chrono::seconds(e.load_timeout);
   o.run_timeout = std::chrono::seconds(e.run_timeout);
+  o.memory_budget = static_cast<std::uint64_t>(e.memory_budget_gib * (1ull << 30));
   if (o.jobs <= 0) o.jobs = 1;
   if (o.python.empty() || o.python == "python3") {
     if (const char* p = std::getenv("HEADROOM_PYTHON"); p && *p) o.python = p;

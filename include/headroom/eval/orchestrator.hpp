@@ -54,6 +54,9 @@ struct eval_options {
   double max_seconds = 10;
   double target_spread = 0.002;
   std::uint64_t check_bytes = 64ull << 20;
+  // Reference inputs and outputs the parent keeps per problem; trials and timing sets are reduced
+  // (never below two trials and one set) when one set of them times the count would exceed it.
+  std::uint64_t memory_budget = 16ull << 30;
   std::chrono::seconds compile_timeout{600};
   std::chrono::seconds load_timeout{120};
   std::chrono::seconds run_timeout{120};

@@ -1,0 +1,446 @@
+#include "headroom/eval/check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "eval/tensor_access.hpp"
+#include "headroom/util/error.hpp"
+
+namespace headroom::eval {
+namespace {
+
+// Elements summed plainly before their partial sum joins the compensated total: small enough that
+// the plain sum loses nothing that matters (4096 * 2^-53), large enough to keep the loop tight.
+constexpr std::size_t block_size = 4096;
+constexpr std::size_t max_examples = 5;
+
+// Neumaier's compensated sum of the block partial sums: a 1e8-element norm stays accurate to a few
+// ulps instead of drifting by n * eps.
+struct compensated_sum {
+  double sum = 0;
+  double compensation = 0;
+  void add(double x) {
+    const double t = sum + x;
+    compensation += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
+    sum = t;
+  }
+  double value() const { return sum + compensation; }
+};
+
+enum class value_class { finite, nan, positive_infinity, negative_infinity };
+
+value_class classify(double x) {
+  if (std::isnan(x)) return value_class::nan;
+  if (std::isinf(x)) return x > 0 ? value_class::positive_infinity : value_class::negative_infinity;
+  return value_class::finite;
+}
+
+void note(std::vector<mismatch_example>& examples, std::size_t i, double expected, double got) {
+  if (examples.size() < max_examples) examples.push_back({std::int64_t(i), expected, got});
+}
+
+std::string format_shape(const std::vector<std::int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+// A flat row-major index as the multi-index a person would type into the tensor.
+std::string format_index(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] > 0) {
+      index[d] = flat % shape[d];
+      flat /= shape[d];
+    }
+  }
+  return format_shape(index);
+}
+
+// ||x||_2 of a sequence that may overflow or underflow when squared (float64 values beyond
+// ~1e154 or below ~1e-154): squares the values scaled by a power of two near 1 / max|x|.
+template <class Value> double scaled_norm(std::size_t n, double max_abs, Value&& value) {
+  if (max_abs == 0) return 0;
+  if (!std::isfinite(max_abs)) return max_abs;  // c - r itself overflowed: the error is beyond measure
+  const double scale = std::ldexp(1.0, -std::ilogb(max_abs));
+  compensated_sum total;
+  for (std::size_t start = 0; start < n; start += block_size) {
+    const std::size_t end = std::min(n, start + block_size);
+    double partial = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      const double v = value(i) * scale;
+      partial += v * v;
+    }
+    total.add(partial);
+  }
+  return std::sqrt(total.value()) / scale;
+}
+
+bool needs_rescaling(double sum_of_squares, double max_abs) {
+  return !std::isfinite(sum_of_squares) || max_abs > 1e150 || (max_abs > 0 && max_abs < 1e-150);
+}
+
+template <dtype T>
+void compare_floating(const tensor& reference, const tensor& candidate, const thresholds& limits, tensor_check& out,
+                      std::vector<mismatch_example>& tolerance_examples,
+                      std::vector<mismatch_example>& nonfinite_examples) {
+  const std::byte* r_bytes = reference.bytes.data();
+  const std::byte* c_bytes = candidate.bytes.data();
+  const std::size_t n = std::size_t(out.elements);
+
+  // Pass 1: sums of squares (reference over its finite elements, difference over elements finite
+  // in both) and the non-finite pattern. A non-finite reference element must be matched by the
+  // same class in the candidate and is left out of the norms.
+  compensated_sum r_squares;
+  compensated_sum d_squares;
+  double max_r = 0;
+  double max_d = 0;
+  std::int64_t finite_reference = 0;
+  for (std::size_t start = 0; start < n; start += block_size) {
+    const std::size_t end = std::min(n, start + block_size);
+    // Fast path: four independent chains and no branch (a single running sum is bound by the
+    // latency of the add). Any Inf or NaN, or a float64 square that overflows, makes the block's
+    // sums non-finite; such a block is redone element by element below.
+    double r_lanes[4] = {}, d_lanes[4] = {}, max_r_lanes[4] = {}, max_d_lanes[4] = {};
+    std::size_t i = start;
+    for (; i + 4 <= end; i += 4) {
+      for (std::size_t lane = 0; lane < 4; ++lane) {
+        const double r = detail::load<T>(r_bytes, i + lane);
+        const double d = detail::load<T>(c_bytes, i + lane) - r;
+        r_lanes[lane] += r * r;
+        d_lanes[lane] += d * d;
+        max_r_lanes[lane] = std::max(max_r_lanes[lane], std::abs(r));
+        max_d_lanes[lane] = std::max(max_d_lanes[lane], std::abs(d));
+      }
+    }
+    for (; i < end; ++i) {
+      const double r = detail::load<T>(r_bytes, i);
+      const double d = detail::load<T>(c_bytes, i) - r;
+      r_lanes[0] += r * r;
+      d_lanes[0] += d * d;
+      max_r_lanes[0] = std::max(max_r_lanes[0], std::abs(r));
+      max_d_lanes[0] = std::max(max_d_lanes[0], std::abs(d));
+    }
+    double r_partial = (r_lanes[0] + r_lanes[1]) + (r_lanes[2] + r_lanes[3]);
+    double d_partial = (d_lanes[0] + d_lanes[1]) + (d_lanes[2] + d_lanes[3]);
+    std::size_t block_finite = end - start;
+    if (std::isfinite(r_partial) && std::isfinite(d_partial)) [[likely]] {
+      max_r = std::max({max_r, max_r_lanes[0], max_r_lanes[1], max_r_lanes[2], max_r_lanes[3]});
+      max_d = std::max({max_d, max_d_lanes[0], max_d_lanes[1], max_d_lanes[2], max_d_lanes[3]});
+    } else {
+      r_partial = 0;
+      d_partial = 0;
+      block_finite = 0;
+      for (std::size_t k = start; k < end; ++k) {
+        const double r = detail::load<T>(r_bytes, k);
+        const double c = detail::load<T>(c_bytes, k);
+        if (std::isfinite(r) && std::isfinite(c)) {
+          const double d = c - r;
+          r_partial += r * r;
+          d_partial += d * d;
+          max_r = std::max(max_r, std::abs(r));
+          max_d = std::max(max_d, std::abs(d));
+          ++block_finite;
+        } else if (std::isfinite(r)) {  // NaN or Inf where the reference is finite
+          r_partial += r * r;
+          max_r = std::max(max_r, std::abs(r));
+          ++block_finite;
+          ++out.nonfinite;
+          note(nonfinite_examples, k, r, c);
+        } else if (classify(r) != classify(c)) {
+          ++out.mismatched;
+          note(tolerance_examples, k, r, c);
+        }
+      }
+    }
+    r_squares.add(r_partial);
+    d_squares.add(d_partial);
+    finite_reference += std::int64_t(block_finite);
+  }
+  double reference_norm = std::sqrt(r_squares.value());
+  double difference_norm = std::sqrt(d_squares.value());
+  if (needs_rescaling(r_squares.value(), max_r)) {
+    reference_norm = scaled_norm(n, max_r, [&](std::size_t i) {
+      const double r = detail::load<T>(r_bytes, i);
+      return std::isfinite(r) ? r : 0.0;
+    });
+  }
+  if (needs_rescaling(d_squares.value(), max_d)) {
+    difference_norm = scaled_norm(n, max_d, [&](std::size_t i) {
+      const double r = detail::load<T>(r_bytes, i);
+      const double c = detail::load<T>(c_bytes, i);
+      return std::isfinite(r) && std::isfinite(c) ? c - r : 0.0;
+    });
+  }
+
+  out.max_abs_error = max_d;
+  out.reference_rms = finite_reference > 0 ? reference_norm / std::sqrt(double(finite_reference)) : 0.0;
+  // An all-zero reference has no scale: the normwise error is then the candidate's own norm, and
+  // the per-element tolerance below is 0, so every element must be exactly zero.
+  out.normwise_error = reference_norm > 0 ? difference_norm / reference_norm : difference_norm;
+
+  // Pass 2: the per-element mixed tolerance, now that rms(r) is known.
+  const double absolute = limits.atol_rel * out.reference_rms;
+  const double rtol = limits.rtol;
+  std::int64_t outside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = detail::load<T>(r_bytes, i);
+    const double c = detail::load<T>(c_bytes, i);
+    const bool both_finite = std::isfinite(r) && std::isfinite(c);
+    const bool bad = both_finite && std::abs(c - r) > rtol * std::abs(r) + absolute;
+    outside += bad;
+    if (bad) [[unlikely]] {
+      note(tolerance_examples, i, r, c);
+    }
+  }
+  out.mismatched += outside;
+  // Pass 1 noted class mismatches before pass 2's elements: keep the earliest indices.
+  std::sort(tolerance_examples.begin(), tolerance_examples.end(),
+            [](const mismatch_example& a, const mismatch_example& b) { return a.index < b.index; });
+}
+
+template <dtype T>
+void compare_exact(const tensor& reference, const tensor& candidate, tensor_check& out,
+                   std::vector<mismatch_example>& examples, std::string& first_values) {
+  const std::byte* r_bytes = reference.bytes.data();
+  const std::byte* c_bytes = candidate.bytes.data();
+  const std::size_t n = std::size_t(out.elements);
+  compensated_sum r_squares;
+  compensated_sum d_squares;
+  for (std::size_t start = 0; start < n; start += block_size) {
+    const std::size_t end = std::min(n, start + block_size);
+    double r_partial = 0;
+    double d_partial = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      auto r = detail::load_raw<T>(r_bytes, i);
+      auto c = detail::load_raw<T>(c_bytes, i);
+      if constexpr (T == dtype::boolean) {
+        r = r != 0;
+        c = c != 0;
+      }
+      const double rd = double(r);
+      const double d = double(c) - rd;  // informative only: int64 beyond 2^53 is compared exactly below
+      r_partial += rd * rd;
+      d_partial += d * d;
+      if (r != c) [[unlikely]] {
+        if (out.mismatched == 0) first_values = fmt::format("expected {}, got {}", +r, +c);
+        ++out.mismatched;
+        out.max_abs_error = std::max(out.max_abs_error, std::abs(d));
+        note(examples, i, rd, double(c));
+      }
+    }
+    r_squares.add(r_partial);
+    d_squares.add(d_partial);
+  }
+  const double r_norm = std::sqrt(r_squares.value());
+  const double d_norm = std::sqrt(d_squares.value());
+  out.reference_rms = n > 0 ? r_norm / std::sqrt(double(n)) : 0.0;
+  out.normwise_error = r_norm > 0 ? d_norm / r_norm : d_norm;
+}
+
+std::string format_example(const mismatch_example& e, const std::vector<std::int64_t>& shape) {
+  return fmt::format("first at {}: expected {:.6g}, got {:.6g}", format_index(e.index, shape), e.expected, e.got);
+}
+
+// Fills `values` with `count` copies of the single element in `one`.
+void replicate(std::vector<std::byte>& values, const std::byte* one, std::size_t element_size, std::size_t count) {
+  values.resize(element_size * count);
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(values.data() + i * element_size, one, element_size);
+}
+
+tensor filled_like(const tensor& reference, double value) {
+  validate(reference, "reference");
+  tensor t;
+  t.type = reference.type;
+  t.shape = reference.shape;
+  std::byte one[8] = {};
+  detail::store_value(t.type, value, one, 0);
+  replicate(t.bytes, one, dtype_size(t.type), std::size_t(reference.numel()));
+  return t;
+}
+
+// Elements (of Word's size) that are the poison byte repeated in both outputs.
+template <class Word>
+std::int64_t count_poisoned(const std::vector<std::byte>& a, std::byte poison_a, const std::vector<std::byte>& b,
+                            std::byte poison_b) {
+  Word pattern_a;
+  Word pattern_b;
+  std::memset(&pattern_a, int(poison_a), sizeof(Word));
+  std::memset(&pattern_b, int(poison_b), sizeof(Word));
+  const std::size_t n = a.size() / sizeof(Word);
+  std::int64_t unwritten = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    Word x;
+    Word y;
+    std::memcpy(&x, a.data() + i * sizeof(Word), sizeof(Word));
+    std::memcpy(&y, b.data() + i * sizeof(Word), sizeof(Word));
+    unwritten += (x == pattern_a) & (y == pattern_b);
+  }
+  return unwritten;
+}
+
+}  // namespace
+
+thresholds thresholds_for(dtype reference_type) {
+  switch (reference_type) {
+    case dtype::f64: return {1e-10, 1e-8, 1e-10};
+    case dtype::f32: return {1e-4, 1e-3, 1e-4};
+    case dtype::f16: return {2e-3, 1e-2, 1e-3};
+    case dtype::bf16: return {1e-2, 3e-2, 1e-2};
+    default: return {0, 0, 0};
+  }
+}
+
+tensor_check compare(const tensor& reference, const tensor& candidate) {
+  validate(reference, "reference output");
+  validate(candidate, "candidate output");
+  tensor_check out;
+  out.elements = reference.numel();
+  if (candidate.type != reference.type) {
+    out.reasons.push_back(
+        {"wrong_dtype", fmt::format("dtype {}, expected {}", dtype_name(candidate.type), dtype_name(reference.type))});
+  }
+  if (candidate.shape != reference.shape) {
+    out.reasons.push_back(
+        {"wrong_shape", fmt::format("shape {}, expected {}", format_shape(candidate.shape), format_shape(reference.shape))});
+  }
+  if (!out.reasons.empty()) return out;
+
+  const thresholds limits = thresholds_for(reference.type);
+  std::vector<mismatch_example> tolerance_examples;
+  std::vector<mismatch_example> nonfinite_examples;
+  if (is_floating(reference.type)) {
+    detail::dispatch_dtype(reference.type, [&](auto t) {
+      constexpr dtype type = decltype(t)::value;
+      if constexpr (type == dtype::f64 || type == dtype::f32 || type == dtype::f16 || type == dtype::bf16) {
+        compare_floating<type>(reference, candidate, limits, out, tolerance_examples, nonfinite_examples);
+      }
+    });
+    if (out.nonfinite > 0) {
+      out.reasons.push_back(
+          {"nan_inf", fmt::format("{} of {} elements NaN or Inf where the reference is finite; {}", out.nonfinite,
+                                  out.elements, format_example(nonfinite_examples.front(), reference.shape))});
+    }
+    const bool normwise_fails = !(out.normwise_error <= limits.normwise);
+    if (normwise_fails || out.mismatched > 0) {
+      std::string detail = fmt::format("normwise error {:.1e} {} {:.0e}; {} of {} elements outside tolerance",
+                                       out.normwise_error, normwise_fails ? ">" : "<=", limits.normwise,
+                                       out.mismatched, out.elements);
+      if (!tolerance_examples.empty()) detail += "; " + format_example(tolerance_examples.front(), reference.shape);
+      out.reasons.push_back({"mismatch", std::move(detail)});
+    }
+  } else {
+    std::string first_values;
+    detail::dispatch_dtype(reference.type, [&](auto t) {
+      compare_exact<decltype(t)::value>(reference, candidate, out, tolerance_examples, first_values);
+    });
+    if (out.mismatched > 0) {
+      out.reasons.push_back({"mismatch", fmt::format("{} of {} elements differ (exact dtype {}); first at {}: {}",
+                                                     out.mismatched, out.elements, dtype_name(reference.type),
+                                                     format_index(tolerance_examples.front().index, reference.shape),
+                                                     first_values)});
+    }
+  }
+
+  // The earliest failing elements of either kind, in index order.
+  out.first_mismatches = std::move(tolerance_examples);
+  out.first_mismatches.insert(out.first_mismatches.end(), nonfinite_examples.begin(), nonfinite_examples.end());
+  std::sort(out.first_mismatches.begin(), out.first_mismatches.end(),
+            [](const mismatch_example& a, const mismatch_example& b) { return a.index < b.index; });
+  if (out.first_mismatches.size() > max_examples) out.first_mismatches.resize(max_examples);
+  out.pass = out.reasons.empty();
+  return out;
+}
+
+std::int64_t count_unwritten(const tensor& with_poison_a, std::byte poison_a, const tensor& with_poison_b,
+                             std::byte poison_b) {
+  validate(with_poison_a, "output of the first call");
+  validate(with_poison_b, "output of the second call");
+  if (with_poison_a.type != with_poison_b.type || with_poison_a.shape != with_poison_b.shape) {
+    throw input_error(fmt::format("the candidate's two calls returned different outputs: {} {} and {} {}",
+                                  dtype_name(with_poison_a.type), format_shape(with_poison_a.shape),
+                                  dtype_name(with_poison_b.type), format_shape(with_poison_b.shape)));
+  }
+  const std::size_t size = dtype_size(with_poison_a.type);
+  switch (size) {
+    case 1: return count_poisoned<std::uint8_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
+    case 2: return count_poisoned<std::uint16_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
+    case 4: return count_poisoned<std::uint32_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
+    default: return count_poisoned<std::uint64_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
+  }
+}
+
+bool legacy_allclose(const tensor& reference, const tensor& candidate, double atol, double rtol) {
+  validate(reference, "reference output");
+  validate(candidate, "candidate output");
+  if (reference.shape != candidate.shape) return false;
+  const std::size_t n = std::size_t(reference.numel());
+  return detail::dispatch_dtype(reference.type, [&](auto rt) {
+    return detail::dispatch_dtype(candidate.type, [&](auto ct) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const double r = detail::load<decltype(rt)::value>(reference.bytes.data(), i);
+        const double c = detail::load<decltype(ct)::value>(candidate.bytes.data(), i);
+        if (std::isnan(r) || std::isnan(c)) return false;  // equal_nan=False
+        if (r == c) continue;                             // equal infinities are close, as in torch.isclose
+        if (!std::isfinite(r) || !std::isfinite(c)) return false;
+        if (!(std::abs(r - c) <= atol + rtol * std::abs(c))) return false;
+      }
+      return true;
+    });
+  });
+}
+
+tensor zeros_like(const tensor& reference) { return filled_like(reference, 0.0); }
+
+tensor constant_like(const tensor& reference, double value) { return filled_like(reference, value); }
+
+tensor mean_like(const tensor& reference) {
+  validate(reference, "reference");
+  const std::size_t n = std::size_t(reference.numel());
+  compensated_sum total;
+  std::size_t finite = 0;
+  detail::dispatch_dtype(reference.type, [&](auto t) {
+    for (std::size_t start = 0; start < n; start += block_size) {
+      const std::size_t end = std::min(n, start + block_size);
+      double partial = 0;
+      for (std::size_t i = start; i < end; ++i) {
+        const double v = detail::load<decltype(t)::value>(reference.bytes.data(), i);
+        if (std::isfinite(v)) {
+          partial += v;
+          ++finite;
+        }
+      }
+      total.add(partial);
+    }
+  });
+  double mean = finite > 0 ? total.value() / double(finite) : 0.0;
+  if (!is_floating(reference.type)) mean = std::nearbyint(mean);  // the nearest integer, not truncation
+  return filled_like(reference, mean);
+}
+
+std::optional<tensor> passthrough_like(const tensor& reference, const std::vector<tensor>& inputs) {
+  validate(reference, "reference");
+  const std::int64_t n = reference.numel();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const tensor& input = inputs[k];
+    validate(input, fmt::format("input {}", k));
+    if (input.numel() != n) continue;
+    tensor t;
+    t.type = reference.type;
+    t.shape = reference.shape;
+    if (input.type == reference.type) {
+      t.bytes = input.bytes;  // same dtype: the exact bytes (int64 beyond 2^53 survives)
+      return t;
+    }
+    t.bytes.resize(std::size_t(n) * dtype_size(t.type));
+    detail::dispatch_dtype(input.type, [&](auto it) {
+      for (std::size_t i = 0; i < std::size_t(n); ++i) {
+        detail::store_value(t.type, detail::load<decltype(it)::value>(input.bytes.data(), i), t.bytes.data(), i);
+      }
+    });
+    return t;
+  }
+  return std::nullopt;
+}
+
+}  // namespace headroom::eval

@@ -1,0 +1,61 @@
+#include "headroom/eval/channel.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+using namespace headroom::eval;
+using namespace std::chrono_literals;
+
+namespace {
+struct pipe_pair {
+  int r = -1, w = -1;
+  pipe_pair() {
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    r = fds[0];
+    w = fds[1];
+  }
+  ~pipe_pair() {
+    if (r >= 0) close(r);
+    if (w >= 0) close(w);
+  }
+};
+}  // namespace
+
+TEST(Channel, AMessageWithALargePayloadArrivesWhole) {
+  pipe_pair p;
+  message m{R"({"op":"run"})", std::vector<std::byte>(5 << 20, std::byte{7})};
+  std::thread writer([&] { EXPECT_TRUE(write_message(p.w, m)); });
+  read_result r = read_message(p.r, std::chrono::steady_clock::now() + 10s);
+  writer.join();
+  ASSERT_EQ(r.status, read_status::ok);
+  EXPECT_EQ(r.msg.header, m.header);
+  EXPECT_EQ(r.msg.payload, m.payload);
+}
+
+// A worker that hangs becomes a timeout, not a hung harness.
+TEST(Channel, ReadingFromASilentWriterTimesOut) {
+  pipe_pair p;
+  auto start = std::chrono::steady_clock::now();
+  read_result r = read_message(p.r, start + 200ms);
+  EXPECT_EQ(r.status, read_status::timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST(Channel, AClosedWriterReadsAsClosed) {
+  pipe_pair p;
+  close(p.w);
+  p.w = -1;
+  EXPECT_EQ(read_message(p.r, std::nullopt).status, read_status::closed);
+}
+
+// A candidate writing into the result channel produces bytes that are not a frame.
+TEST(Channel, BytesThatAreNotAFrameAreMalformed) {
+  pipe_pair p;
+  const char junk[] = "check: pass\ntime: 0.00001\n";
+  ASSERT_EQ(write(p.w, junk, sizeof junk), static_cast<ssize_t>(sizeof junk));
+  EXPECT_EQ(read_message(p.r, std::chrono::steady_clock::now() + 1s).status, read_status::malformed);
+}

@@ -1,0 +1,106 @@
+#include "headroom/eval/jobs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "headroom/util/error.hpp"
+
+using namespace headroom::eval;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("headroom-jobs-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+}  // namespace
+
+// KernelBench's runs folder names each generation after level, problem and sample; it pairs with
+// the problem file whose name starts with the problem number.
+TEST(Jobs, KernelBenchRunsNamesPairWithTheirProblems) {
+  fs::path d = scratch("kb");
+  write(d / "level1" / "19_ReLU.py", "class Model: pass\n");
+  write(d / "level1" / "1_Square_matrix_multiplication_.py", "class Model: pass\n");
+  write(d / "runs" / "gpt5" / "level_1_problem_19_sample_0_kernel.py", "class ModelNew: pass\n");
+  write(d / "runs" / "gpt5" / "level_1_problem_1_sample_0_kernel.py", "class ModelNew: pass  # 1\n");
+  auto problems = find_problems({d / "level1"});
+  ASSERT_EQ(problems.size(), 2u);
+  auto jobs = pair_candidates(problems, {d / "runs" / "gpt5"}, "");
+  ASSERT_EQ(jobs.size(), 2u);
+  for (const auto& j : jobs) {
+    EXPECT_EQ(j.candidate.source, "gpt5");
+    std::string c = j.candidate.path.filename().string();
+    if (c.find("problem_19_") != std::string::npos) EXPECT_EQ(j.problem.id, "level1/19_ReLU");
+    else EXPECT_EQ(j.problem.id, "level1/1_Square_matrix_multiplication_");
+  }
+  fs::remove_all(d);
+}
+
+TEST(Jobs, CandidatesNamedAfterTheProblemPairWithTheLongestMatchingStem) {
+  fs::path d = scratch("stem");
+  write(d / "p" / "softmax.py", "");
+  write(d / "p" / "softmax_wide.py", "x");
+  write(d / "c" / "softmax_wide_v2.py", "y");
+  write(d / "c" / "softmax.fast.py", "z");
+  auto jobs = pair_candidates(find_problems({d / "p"}), {d / "c"}, "mine");
+  ASSERT_EQ(jobs.size(), 2u);
+  for (const auto& j : jobs) {
+    if (j.candidate.path.filename() == "softmax_wide_v2.py") EXPECT_EQ(j.problem.id, "p/softmax_wide");
+    else EXPECT_EQ(j.problem.id, "p/softmax");
+    EXPECT_EQ(j.candidate.source, "mine");
+  }
+  fs::remove_all(d);
+}
+
+TEST(Jobs, AnUnpairableCandidateIsNamedInTheError) {
+  fs::path d = scratch("unpaired");
+  write(d / "p" / "a.py", "");
+  write(d / "p" / "b.py", "");
+  write(d / "c" / "zzz.py", "");
+  try {
+    pair_candidates(find_problems({d / "p"}), {d / "c"}, "");
+    FAIL() << "expected an input_error";
+  } catch (const headroom::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("zzz.py"), std::string::npos);
+  }
+  fs::remove_all(d);
+}
+
+// Content addressing: the same bytes give the same hash wherever the file is.
+TEST(Jobs, CandidatesAreIdentifiedByTheHashOfTheirBytes) {
+  fs::path d = scratch("hash");
+  write(d / "a" / "x.py", "same");
+  write(d / "b" / "y.py", "same");
+  EXPECT_EQ(load_candidate(d / "a" / "x.py", "s").hash, load_candidate(d / "b" / "y.py", "s").hash);
+  EXPECT_EQ(load_candidate(d / "a" / "x.py", "s").hash.size(), 64u);
+  fs::remove_all(d);
+}
+
+TEST(Jobs, SuiteExpectationsRequireTheVerdictAndEveryListedReason) {
+  suite_case c;
+  c.expect = verdict::incorrect;
+  c.reasons = {"unwritten_output"};
+  evaluation e;
+  e.result = verdict::incorrect;
+  e.reasons = {{"mismatch", "x"}};
+  std::string why;
+  EXPECT_FALSE(meets_expectation(c, e, why));
+  EXPECT_NE(why.find("unwritten_output"), std::string::npos);
+  e.reasons.push_back({"unwritten_output", "y"});
+  EXPECT_TRUE(meets_expectation(c, e, why));
+  // A correct case with no listed reasons must carry no disqualifying flag.
+  suite_case ok;
+  ok.expect = verdict::correct;
+  evaluation flagged;
+  flagged.result = verdict::correct;
+  flagged.reasons = {{"torch_fallback", "relu"}};
+  EXPECT_FALSE(meets_expectation(ok, flagged, why));
+}

@@ -1,0 +1,434 @@
+// The results store: what `headroom eval` relies on to resume, rerun with a newer checker and be
+// read by `headroom stats` (docs/eval-results.md).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "eval/results_rows.hpp"
+#include "headroom/eval/results_store.hpp"
+#include "headroom/util/error.hpp"
+#include "trace/sqlite_db.hpp"
+
+using namespace headroom;
+using eval::results_store;
+using eval::verdict;
+using headroom::test::row;
+using headroom::test::scratch_dir;
+namespace sqlite = headroom::trace::sqlite;
+
+namespace {
+
+std::int64_t count_rows(const std::filesystem::path& path, const std::string& table) {
+  sqlite::database db(path, sqlite::open_mode::read_only);
+  auto s = db.prepare("SELECT count(*) FROM " + table);
+  s.step();
+  return s.int64(0);
+}
+
+void set_meta(const std::filesystem::path& path, const std::string& key, const std::string& value) {
+  sqlite::database db(path, sqlite::open_mode::create);
+  auto s = db.prepare("UPDATE headroom_meta SET value = ?1 WHERE key = ?2");
+  s.bind(1, value);
+  s.bind(2, key);
+  s.step();
+}
+
+// Exact equality of every field, NaN equal to NaN: the store must give back what it was given.
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+void expect_same_timing(const std::optional<eval::timing_summary>& a, const std::optional<eval::timing_summary>& b,
+                        const char* which) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << which;
+  if (!a) return;
+  EXPECT_EQ(a->samples, b->samples) << which;
+  EXPECT_TRUE(same(a->median_ms, b->median_ms)) << which;
+  EXPECT_TRUE(same(a->mean_ms, b->mean_ms)) << which;
+  EXPECT_TRUE(same(a->stddev_ms, b->stddev_ms)) << which;
+  EXPECT_TRUE(same(a->min_ms, b->min_ms)) << which;
+  EXPECT_TRUE(same(a->max_ms, b->max_ms)) << which;
+  EXPECT_TRUE(same(a->rel_spread, b->rel_spread)) << which;
+  EXPECT_TRUE(same(a->wall_median_ms, b->wall_median_ms)) << which;
+  EXPECT_TRUE(same(a->score_ms, b->score_ms)) << which;
+}
+
+void expect_same(const eval::evaluation& a, const eval::evaluation& b) {
+  EXPECT_EQ(a.candidate_hash, b.candidate_hash);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.candidate_path, b.candidate_path);
+  EXPECT_EQ(a.problem, b.problem);
+  EXPECT_EQ(a.problem_hash, b.problem_hash);
+  EXPECT_EQ(a.result, b.result);
+  ASSERT_EQ(a.reasons.size(), b.reasons.size());
+  for (std::size_t i = 0; i < a.reasons.size(); ++i) {
+    EXPECT_EQ(a.reasons[i].code, b.reasons[i].code);
+    EXPECT_EQ(a.reasons[i].detail, b.reasons[i].detail);
+  }
+  EXPECT_TRUE(same(a.errors.normwise_error, b.errors.normwise_error));
+  EXPECT_TRUE(same(a.errors.max_abs_error, b.errors.max_abs_error));
+  EXPECT_EQ(a.errors.mismatched, b.errors.mismatched);
+  EXPECT_EQ(a.errors.unwritten, b.errors.unwritten);
+  EXPECT_EQ(a.errors.trials, b.errors.trials);
+  EXPECT_EQ(a.errors.trials_passed, b.errors.trials_passed);
+  expect_same_timing(a.candidate_timing, b.candidate_timing, "candidate");
+  expect_same_timing(a.eager_timing, b.eager_timing, "eager");
+  expect_same_timing(a.compiled_timing, b.compiled_timing, "compiled");
+  EXPECT_EQ(a.speedup, b.speedup);
+  EXPECT_EQ(a.speedup_compiled, b.speedup_compiled);
+  EXPECT_EQ(a.speed_of_light_ms, b.speed_of_light_ms);
+  EXPECT_EQ(a.env.device, b.env.device);
+  EXPECT_EQ(a.env.gpu, b.env.gpu);
+  EXPECT_EQ(a.env.driver, b.env.driver);
+  EXPECT_EQ(a.env.cuda, b.env.cuda);
+  EXPECT_EQ(a.env.torch, b.env.torch);
+  EXPECT_EQ(a.env.python, b.env.python);
+  EXPECT_EQ(a.env.host, b.env.host);
+  EXPECT_EQ(a.env.clocks, b.env.clocks);
+  EXPECT_EQ(a.checker, b.checker);
+  EXPECT_EQ(a.started_at, b.started_at);
+  EXPECT_TRUE(same(a.duration_s, b.duration_s));
+  EXPECT_EQ(a.log, b.log);
+}
+
+// Every field set, each to a value no other field has.
+eval::evaluation full_row() {
+  auto e = row("gpt-5/level1", "19_ReLU_sample_0", verdict::correct, 1.8734);
+  e.reasons = {{"excessive_speedup", "1.87x over eager, \"check\" it\nsecond line"}, {"other_stream_work", "wall 12% over events"}};
+  e.errors = {3.25e-7, 1.5e-5, 17, 4, 4, 3};
+  e.candidate_timing = test::timing(0.0421, 311);
+  e.eager_timing = test::timing(0.0789, 127);
+  e.compiled_timing = test::timing(0.0612, 205);
+  e.compiled_timing->rel_spread = 0.0031;
+  e.speedup_compiled = 1.4537;
+  e.speed_of_light_ms = 0.0093;
+  e.env = {"cuda:1", "NVIDIA H200", "570.124.06", "12.8", "2.7.1+cu128", "3.12.9", "node-17", "sm 1980 MHz, mem 3201 MHz"};
+  e.checker = 3;
+  e.started_at = "2025-06-30T12:34:56Z";
+  e.duration_s = 41.25;
+  e.log = "Traceback (most recent call last):\n  File \"x.py\", line 3\nÄ non-ASCII tail";
+  return e;
+}
+
+}  // namespace
+
+TEST(ResultsStore, CreatesTheFileAndItsFolderWhenMissing) {
+  scratch_dir dir("results-create");
+  const auto path = dir.path() / "nested" / "deeper" / "results.sqlite";
+  { results_store store(path); }
+  ASSERT_TRUE(std::filesystem::exists(path));
+  sqlite::database db(path, sqlite::open_mode::read_only);
+  auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
+  ASSERT_TRUE(s.step());
+  EXPECT_EQ(s.text(0), std::to_string(eval::results_schema_version));
+  auto mode = db.prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.text(0), "wal");
+}
+
+TEST(ResultsStore, EvaluationsSurviveReopen) {
+  scratch_dir dir("results-reopen");
+  const auto path = dir / "results.sqlite";
+  {
+    results_store store(path);
+    store.put(row("a", "c1", verdict::correct, 1.5));
+    store.put(row("a", "c2", verdict::incorrect));
+  }
+  results_store again(path);
+  const auto rows = again.evaluations();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].candidate_hash, "sha-a-c1");
+  EXPECT_EQ(rows[0].speedup, 1.5);
+  EXPECT_EQ(rows[1].result, verdict::incorrect);
+}
+
+TEST(ResultsStore, PuttingTheSameKeyTwiceLeavesOneRowWithTheNewerContents) {
+  scratch_dir dir("results-replace");
+  const auto path = dir / "results.sqlite";
+  results_store store(path);
+  auto e = row("a", "c1", verdict::timeout);
+  store.put(e);
+  e.result = verdict::correct;  // the resumed run finished it
+  e.speedup = 2.25;
+  store.put(e);
+  EXPECT_EQ(count_rows(path, "evaluations"), 1);
+  eval::evaluation_filter all;
+  all.latest_only = false;
+  const auto rows = store.evaluations(all);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].result, verdict::correct);
+  EXPECT_EQ(rows[0].speedup, 2.25);
+}
+
+TEST(ResultsStore, HasAnswersForTheExactKeyOnly) {
+  scratch_dir dir("results-has");
+  results_store store(dir / "results.sqlite");
+  const auto e = row("a", "c1", verdict::correct, 1.1);
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, e.env.device));
+  store.put(e);
+  EXPECT_TRUE(store.has(e.candidate_hash, e.problem_hash, e.checker, e.env.device));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker + 1, e.env.device));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, "cuda:1"));
+  EXPECT_FALSE(store.has(e.candidate_hash, "sha-other", e.checker, e.env.device));
+}
+
+TEST(ResultsStore, NewerCheckerKeepsBothRowsAndLatestOnlyReturnsTheNewest) {
+  scratch_dir dir("results-checker");
+  const auto path = dir / "results.sqlite";
+  results_store store(path);
+  auto v1 = row("a", "c1", verdict::correct, 3.0);
+  auto v2 = v1;
+  v2.checker = 2;
+  v2.result = verdict::incorrect;  // the stricter checker caught it
+  v2.speedup.reset();
+  store.put(v2);
+  store.put(v1);
+  auto other_device = v1;  // only checked by v1 on this device: its v1 row is its newest
+  other_device.env.device = "cuda:1";
+  store.put(other_device);
+  EXPECT_EQ(count_rows(path, "evaluations"), 3);
+
+  const auto latest = store.evaluations();
+  ASSERT_EQ(latest.size(), 2u);
+  EXPECT_EQ(latest[0].env.device, "cuda:0");
+  EXPECT_EQ(latest[0].checker, 2);
+  EXPECT_EQ(latest[0].result, verdict::incorrect);
+  EXPECT_EQ(latest[1].env.device, "cuda:1");
+  EXPECT_EQ(latest[1].checker, 1);
+
+  eval::evaluation_filter all;
+  all.latest_only = false;
+  EXPECT_EQ(store.evaluations(all).size(), 3u);
+
+  eval::evaluation_filter old;
+  old.checker = 1;
+  const auto v1_rows = store.evaluations(old);
+  ASSERT_EQ(v1_rows.size(), 2u);
+  EXPECT_EQ(v1_rows[0].result, verdict::correct);
+}
+
+TEST(ResultsStore, FiltersBySourceAndProblem) {
+  scratch_dir dir("results-filter");
+  results_store store(dir / "results.sqlite");
+  store.put(row("a", "c1", verdict::correct, 1.1, "level1/19_ReLU"));
+  store.put(row("a", "c2", verdict::correct, 1.2, "level2/7_Conv"));
+  store.put(row("b", "c1", verdict::crash, std::nullopt, "level1/19_ReLU"));
+  eval::evaluation_filter by_source;
+  by_source.source = "a";
+  EXPECT_EQ(store.evaluations(by_source).size(), 2u);
+  eval::evaluation_filter by_problem;
+  by_problem.problem = "level1/19_ReLU";
+  const auto relu = store.evaluations(by_problem);
+  ASSERT_EQ(relu.size(), 2u);
+  EXPECT_EQ(relu[0].source, "a");
+  EXPECT_EQ(relu[1].source, "b");
+  by_problem.problem = "sha-level2/7_Conv";  // the problem's hash works too
+  EXPECT_EQ(store.evaluations(by_problem).size(), 1u);
+  by_source.problem = "level2/7_Conv";
+  EXPECT_EQ(store.evaluations(by_source).size(), 1u);
+}
+
+TEST(ResultsStore, EveryEvaluationFieldRoundTrips) {
+  scratch_dir dir("results-fields");
+  const auto path = dir / "results.sqlite";
+  const auto full = full_row();
+  auto bare = row("b", "bare", verdict::compile_error);  // no timings, no speedups, no reasons
+  bare.log = "nvcc fatal: unsupported gpu architecture";
+  auto partial = row("c", "partial", verdict::correct, 0.75);  // no compiled baseline
+  partial.candidate_timing->samples = 0;                          // present though empty
+  ASSERT_FALSE(bare.candidate_timing.has_value());
+  {
+    results_store store(path);
+    store.put(full);
+    store.put(bare);
+    store.put(partial);
+  }
+  results_store store(path, results_store::access::read_only);
+  const auto rows = store.evaluations();
+  ASSERT_EQ(rows.size(), 3u);  // ordered by source
+  expect_same(rows[0], bare);
+  expect_same(rows[1], partial);
+  expect_same(rows[2], full);
+  ASSERT_TRUE(rows[1].candidate_timing.has_value());
+  EXPECT_FALSE(rows[1].compiled_timing.has_value());
+}
+
+TEST(ResultsStore, NonFiniteErrorsRoundTrip) {
+  scratch_dir dir("results-nan");
+  const auto path = dir / "results.sqlite";
+  auto e = row("a", "nan", verdict::incorrect);
+  e.reasons = {{"nan_inf", "output 0: 12 NaN where the reference is finite"}};
+  e.errors.normwise_error = std::numeric_limits<double>::quiet_NaN();
+  e.errors.max_abs_error = std::numeric_limits<double>::infinity();
+  {
+    results_store store(path);
+    store.put(e);
+  }
+  const auto rows = results_store(path).evaluations();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(std::isnan(rows[0].errors.normwise_error));
+  EXPECT_EQ(rows[0].errors.max_abs_error, std::numeric_limits<double>::infinity());
+}
+
+TEST(ResultsStore, CandidateAndProblemTextRoundTrip) {
+  scratch_dir dir("results-text");
+  const auto path = dir / "results.sqlite";
+  const eval::stored_candidate c{"sha-c", "gpt-5/level1", "runs/gpt-5/level1/19_ReLU_sample_0.py",
+                                 "import torch\nsrc = r'''\n__global__ void relu_kernel(float* x) { /* 'µs' */ }\n'''\n"};
+  const eval::stored_problem p{"level1/19_ReLU", "sha-p", "KernelBench/level1/19_ReLU.py",
+                               "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"};
+  {
+    results_store store(path);
+    store.put_candidate(c);
+    store.put_problem(p);
+    store.put_candidate(c);  // the next run stores it again
+  }
+  EXPECT_EQ(count_rows(path, "candidates"), 1);
+  results_store store(path);
+  const auto got_c = store.candidate("sha-c");
+  ASSERT_TRUE(got_c);
+  EXPECT_EQ(got_c->hash, c.hash);
+  EXPECT_EQ(got_c->source, c.source);
+  EXPECT_EQ(got_c->path, c.path);
+  EXPECT_EQ(got_c->text, c.text);
+  const auto got_p = store.problem_by_hash("sha-p");
+  ASSERT_TRUE(got_p);
+  EXPECT_EQ(got_p->id, p.id);
+  EXPECT_EQ(got_p->path, p.path);
+  EXPECT_EQ(got_p->text, p.text);
+  EXPECT_FALSE(store.candidate("sha-p"));
+  EXPECT_FALSE(store.problem_by_hash("sha-c"));
+}
+
+TEST(ResultsStore, RefusesANewerSchemaNamingTheFile) {
+  scratch_dir dir("results-newer");
+  const auto path = dir / "results.sqlite";
+  { results_store store(path); }
+  set_meta(path, "schema_version", std::to_string(eval::results_schema_version + 1));
+  for (auto mode : {results_store::access::read_write, results_store::access::read_only}) {
+    try {
+      results_store store(path, mode);
+      FAIL() << "a newer store was opened";
+    } catch (const input_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+      EXPECT_NE(what.find("newer"), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(ResultsStore, RefusesAFileThatIsNotAResultsStore) {
+  scratch_dir dir("results-foreign");
+  std::filesystem::create_directories(dir.path());
+  const auto other = dir / "other.sqlite";
+  {
+    sqlite::database db(other, sqlite::open_mode::create);
+    db.exec("CREATE TABLE kernels (id INTEGER)");
+  }
+  EXPECT_THROW(results_store{other}, input_error);
+  const auto text = dir / "notes.txt";
+  std::ofstream(text) << "this is not a database, but it is long enough to have a header page of sorts\n";
+  EXPECT_THROW(results_store{text}, input_error);
+  // A trace store has headroom_meta too; its kind tells them apart.
+  const auto traces = dir / "trace.sqlite";
+  { results_store store(traces); }
+  set_meta(traces, "kind", "trace-store");
+  EXPECT_THROW(results_store{traces}, input_error);
+}
+
+TEST(ResultsStore, ReadOnlyNeverCreatesOrChangesAFile) {
+  scratch_dir dir("results-readonly");
+  std::filesystem::create_directories(dir.path());
+  const auto missing = dir / "missing.sqlite";
+  try {
+    results_store store(missing, results_store::access::read_only);
+    FAIL() << "a missing store was opened";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(missing));
+
+  const auto empty = dir / "empty.sqlite";
+  std::ofstream(empty).flush();  // zero bytes: a store nothing was written to
+  results_store store(empty, results_store::access::read_only);
+  EXPECT_TRUE(store.evaluations().empty());
+  EXPECT_FALSE(store.has("x", "y", 1, "cpu"));
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+}
+
+// A writer killed at any point (here: SIGKILL in the middle of a stream of puts) leaves a file
+// that opens, passes SQLite's integrity check and holds every evaluation whose put() returned.
+TEST(ResultsStore, AKilledWriterLosesAtMostTheEvaluationInFlight) {
+  scratch_dir dir("results-kill");
+  const auto path = dir / "results.sqlite";
+  { results_store store(path); }
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    try {  // the child must never return into GoogleTest
+      results_store store(path);
+      for (int i = 0;; ++i) {
+        auto e = row("killed", "c" + std::to_string(i), verdict::correct, 1.0 + i);
+        e.log = std::string(4096 + (i % 7) * 1000, 'x');  // several pages per transaction
+        store.put(e);
+        if (::write(fds[1], &i, sizeof i) != sizeof i) std::_Exit(1);
+      }
+    } catch (...) {
+    }
+    std::_Exit(1);
+  }
+  ::close(fds[1]);
+  int done = -1;
+  for (int got; ::read(fds[0], &got, sizeof got) == sizeof got;) {
+    done = got;
+    if (done >= 40) break;
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(fds[0]);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_GE(done, 40);
+
+  {
+    sqlite::database db(path, sqlite::open_mode::read_only);
+    auto check = db.prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(check.step());
+    EXPECT_EQ(check.text(0), "ok");
+  }
+  results_store store(path);
+  const auto rows = store.evaluations();
+  EXPECT_GE(rows.size(), static_cast<std::size_t>(done + 1));
+  store.put(row("after", "c0", verdict::correct, 1.0));  // and it takes writes again
+  EXPECT_EQ(store.evaluations().size(), rows.size() + 1);
+}
+
+// The schema is a contract (docs/eval-results.md): a change to it must bump results_schema_version.
+// HEADROOM_UPDATE_GOLDEN=1 rewrites the golden file.
+TEST(ResultsStore, SchemaMatchesGolden) {
+  scratch_dir dir("results-schema");
+  const auto path = dir / "results.sqlite";
+  { results_store store(path); }
+  std::string text = "-- results store schema v" + std::to_string(eval::results_schema_version) + "\n";
+  sqlite::database db(path, sqlite::open_mode::read_only);
+  auto s = db.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name");
+  while (s.step()) text += std::string(s.text(0)) + ";\n";
+  const std::string golden = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/eval/golden/results_schema.sql";
+  if (std::getenv("HEADROOM_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden) << text;
+    GTEST_SKIP() << "rewrote " << golden;
+  }
+  std::ifstream in(golden);
+  ASSERT_TRUE(in) << "missing golden file " << golden;
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(text, want.str());
+}

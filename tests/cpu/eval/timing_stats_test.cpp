@@ -1,0 +1,67 @@
+#include "headroom/eval/timing_stats.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace headroom::eval;
+
+// The stopping rule ends as soon as the median is known well enough: constant samples need only the
+// minimum count.
+TEST(TimingStats, ConstantSamplesStopAtTheMinimumCount) {
+  stopping_rule rule;
+  rule.min_samples = 10;
+  sample_set s;
+  for (int i = 0; i < 9; ++i) s.add(1.0, 1.01);
+  EXPECT_FALSE(s.done(rule, 0.1));
+  s.add(1.0, 1.01);
+  EXPECT_TRUE(s.done(rule, 0.1));
+}
+
+TEST(TimingStats, NoisySamplesGoOnUntilTheSpreadIsSmallOrTheTimeIsUp) {
+  stopping_rule rule;
+  rule.min_samples = 10;
+  rule.target_spread = 0.002;
+  rule.max_seconds = 10;
+  sample_set s;
+  for (int i = 0; i < 20; ++i) s.add(i % 2 ? 1.0 : 1.2, 1.3);  // 10% spread
+  EXPECT_GT(s.rel_spread(), 0.002);
+  EXPECT_FALSE(s.done(rule, 1.0));
+  EXPECT_TRUE(s.done(rule, 10.5));  // out of time
+  rule.max_samples = 20;
+  EXPECT_TRUE(s.done(rule, 1.0));   // out of samples
+}
+
+// A preempted sample must not keep the loop sampling: the spread comes from the MAD.
+TEST(TimingStats, OneOutlierDoesNotInflateTheSpread) {
+  sample_set s;
+  for (int i = 0; i < 30; ++i) s.add(1.0 + 0.0001 * (i % 3), 1.0);
+  s.add(50.0, 50.0);
+  EXPECT_LT(s.rel_spread(), 0.002);
+  timing_summary t = s.summarize(0);
+  EXPECT_NEAR(t.median_ms, 1.0001, 1e-4);
+  EXPECT_EQ(t.max_ms, 50.0);
+}
+
+// Work on another stream: the events see 1 ms, the synchronised wall clock 5 ms. The score is the
+// wall clock, so the hidden work counts.
+TEST(TimingStats, WallClockBeyondTheEventsIsHiddenWorkAndScoresTheResult) {
+  sample_set s;
+  for (int i = 0; i < 10; ++i) s.add(1.0, 5.02);
+  timing_summary t = s.summarize(0.02);
+  EXPECT_NEAR(t.wall_median_ms, 5.0, 1e-9);
+  EXPECT_TRUE(sample_set::hidden_work(t));
+  EXPECT_DOUBLE_EQ(t.score_ms, t.wall_median_ms);
+}
+
+TEST(TimingStats, HostOverheadWithinTheMarginIsNotHiddenWork) {
+  sample_set s;
+  for (int i = 0; i < 10; ++i) s.add(1.0, 1.03 + 0.01);  // 30 us of launch and sync, 10 us empty call
+  timing_summary t = s.summarize(0.01);
+  EXPECT_FALSE(sample_set::hidden_work(t));
+  EXPECT_DOUBLE_EQ(t.score_ms, t.median_ms);
+}
+
+TEST(TimingStats, MedianOfEvenCountIsTheMiddlePair) {
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median_of({5}), 5);
+  EXPECT_DOUBLE_EQ(median_of({}), 0);
+}

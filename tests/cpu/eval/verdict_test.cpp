@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "headroom/eval/evaluation.hpp"
+#include "headroom/eval/verdict.hpp"
+
+namespace {
+
+using namespace headroom::eval;
+
+TEST(Verdict, EveryVerdictHasItsNameAndParsesBack) {
+  const std::pair<verdict, std::string_view> expected[] = {
+      {verdict::correct, "correct"},         {verdict::incorrect, "incorrect"},
+      {verdict::compile_error, "compile_error"}, {verdict::load_error, "load_error"},
+      {verdict::runtime_error, "runtime_error"}, {verdict::crash, "crash"},
+      {verdict::timeout, "timeout"},         {verdict::reference_error, "reference_error"},
+  };
+  for (const auto& [v, name] : expected) {
+    EXPECT_EQ(verdict_name(v), name);
+    EXPECT_EQ(parse_verdict(name), v);
+  }
+  EXPECT_FALSE(parse_verdict("Correct").has_value());
+  EXPECT_FALSE(parse_verdict("").has_value());
+}
+
+TEST(Verdict, OnlyMeasurementFlagsDisqualifyASpeedup) {
+  EXPECT_TRUE(disqualifies_speedup("other_stream_work"));
+  EXPECT_TRUE(disqualifies_speedup("below_speed_of_light"));
+  EXPECT_TRUE(disqualifies_speedup("torch_fallback"));
+  EXPECT_FALSE(disqualifies_speedup("excessive_speedup"));  // informative: a person should look
+  EXPECT_FALSE(disqualifies_speedup("mismatch"));
+}
+
+TEST(Verified, NeedsCorrectVerdictASpeedupAndNoDisqualifyingFlag) {
+  evaluation e;
+  e.result = verdict::correct;
+  e.speedup = 1.7;
+  EXPECT_TRUE(verified(e));
+  e.reasons.push_back({"excessive_speedup", "35x over eager"});
+  EXPECT_TRUE(verified(e));
+  e.reasons.push_back({"other_stream_work", "wall clock 40% above events"});
+  EXPECT_FALSE(verified(e));
+  e.reasons.clear();
+  e.speedup.reset();
+  EXPECT_FALSE(verified(e));  // correct but never timed
+  e.speedup = 2.0;
+  e.result = verdict::incorrect;
+  EXPECT_FALSE(verified(e));
+}
+
+}  // namespace

@@ -1,0 +1,7 @@
+# The trusted checker of `headroom eval`: tensors, verdicts, the float64 comparison and the audit's
+# fakes (owner: eval checker).
+headroom_cpu_test(eval_check_test
+  ${CMAKE_CURRENT_LIST_DIR}/eval/tensor_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/check_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/verdict_test.cpp)
+target_link_libraries(eval_check_test PRIVATE headroom_eval)

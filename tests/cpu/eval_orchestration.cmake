@@ -1,0 +1,7 @@
+# The orchestration side of `headroom eval` that runs without Python: the timing statistics, the
+# worker channel, problem/candidate pairing and suite expectations.
+headroom_cpu_test(eval_orchestration_test
+  ${CMAKE_CURRENT_LIST_DIR}/eval/timing_stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/channel_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp)
+target_link_libraries(eval_orchestration_test PRIVATE headroom_eval)

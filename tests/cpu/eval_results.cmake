@@ -1,0 +1,13 @@
+# The evaluation results store, `headroom stats` figures and renderings (owner: eval results).
+headroom_cpu_test(eval_results_store_test ${CMAKE_CURRENT_LIST_DIR}/eval/results_store_test.cpp)
+target_link_libraries(eval_results_store_test PRIVATE headroom_eval SQLite::SQLite3)
+target_include_directories(eval_results_store_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+
+headroom_cpu_test(eval_stats_test ${CMAKE_CURRENT_LIST_DIR}/eval/stats_test.cpp)
+target_link_libraries(eval_stats_test PRIVATE headroom_eval)
+
+# Runs the headroom executable, so it is built first.
+headroom_cpu_test(eval_stats_cli_test ${CMAKE_CURRENT_LIST_DIR}/eval/stats_cli_test.cpp)
+target_link_libraries(eval_stats_cli_test PRIVATE headroom_eval)
+target_compile_definitions(eval_stats_cli_test PRIVATE HEADROOM_CLI="$<TARGET_FILE:headroom_cli>")
+add_dependencies(eval_stats_cli_test headroom_cli)
