@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,12 +61,18 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   if (pid_ < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid_ == 0) {
     setpgid(0, 0);  // its own group: a timeout kills the worker and anything it started
+    // An interrupted `headroom eval` must not leave a hung candidate running.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     int null_fd = ::open("/dev/null", O_RDONLY);
     dup2(null_fd, 0);
     dup2(log_fd, 1);
     dup2(log_fd, 2);
-    dup2(down[0], 3);
-    dup2(up[1], 4);
+    // Move the pipe ends out of the way first: either may already be 3 or 4, and dup2 onto itself
+    // would keep its close-on-exec flag.
+    int in_copy = fcntl(down[0], F_DUPFD, 10);
+    int out_copy = fcntl(up[1], F_DUPFD, 10);
+    dup2(in_copy, 3);
+    dup2(out_copy, 4);
     execve(exe.c_str(), argv.data(), envp.data());
     _exit(127);
   }

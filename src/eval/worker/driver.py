@@ -286,7 +286,8 @@ def describe_exception(exc):
     lowered = message.lower()
     kind = ""
     if isinstance(exc, MemoryError) or "out of memory" in lowered or "not enough memory" in lowered \
-            or type(exc).__name__ == "OutOfMemoryError" or "failed to allocate" in lowered:
+            or type(exc).__name__ == "OutOfMemoryError" or "failed to allocate" in lowered \
+            or "allocate memory" in lowered:
         kind = "out_of_memory"
     elif "illegal memory access" in lowered or "illegal address" in lowered or "misaligned address" in lowered:
         kind = "illegal_address"

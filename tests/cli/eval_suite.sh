@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# headroom eval on the CPU, end to end, with real candidates: every case of the adversarial suite
+# that is meaningful on the CPU gets its expected verdict; an interrupted run continues without
+# duplicates; stats, audit and reverify read what it stored. Skips (77) without Debian's CPU PyTorch.
+set -uo pipefail
+headroom=$1
+src=$2
+worker="$(dirname "$headroom")/headroom-worker"
+if [[ ! -x $worker ]]; then echo "no headroom-worker (libpython3-dev missing at build time): skipped"; exit 77; fi
+python=${HEADROOM_PYTHON:-/usr/bin/python3}
+if ! "$python" -c "import torch" 2>/dev/null; then echo "$python cannot import torch: skipped"; exit 77; fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+common=(--device cpu --python "$python" --cache "$work/cache" --max-time 0.5 --min-samples 5 --run-timeout 20 --no-compile-baseline)
+manifest="$src/suites/adversarial/manifest.toml"
+
+# An interrupted run: stop it after a few evaluations are stored...
+"$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" >"$work/first.txt" 2>"$work/first.err" &
+pid=$!
+for _ in $(seq 1 600); do
+  n=$(sqlite3 "$work/r.sqlite" "select count(*) from evaluations" 2>/dev/null || echo 0)
+  [[ ${n:-0} -ge 4 ]] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.5
+done
+# (SIGTERM: a background job of a non-interactive shell ignores SIGINT)
+kill -TERM $pid 2>/dev/null
+wait $pid
+stored=$(sqlite3 "$work/r.sqlite" "select count(*) from evaluations")
+[[ $stored -ge 4 ]] || fail "only $stored evaluations stored before the interruption"
+sleep 0.5
+pgrep -f "headroom-worker.*$work" >/dev/null && fail "a worker outlived the interrupted run"
+
+# ...then start it again: it continues, evaluates only what is missing, and every case is as expected.
+"$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" >"$work/out.txt" 2>"$work/err.txt"
+rc=$?
+cat "$work/out.txt"
+[[ $rc -eq 0 ]] || { cat "$work/err.txt" | tail -20; fail "some case did not get its expected verdict (exit $rc)"; }
+cases=$(grep -c '^\[\[case\]\]' "$manifest")
+cpu_cases=$(grep -c "of .* case(s) got the expected verdict" "$work/out.txt")
+[[ $cpu_cases -eq 1 ]] || fail "no summary line"
+total=$(sqlite3 "$work/r.sqlite" "select count(*) from evaluations")
+distinct=$(sqlite3 "$work/r.sqlite" "select count(distinct candidate_hash || problem_hash) from evaluations")
+[[ $total -eq $distinct ]] || fail "duplicates: $total rows for $distinct evaluations"
+grep -q "^\[1/$((total - stored))\]" "$work/err.txt" || fail "the second run did not continue where the first stopped ($stored stored, $total in all)"
+
+# The verdicts a user relies on, read back from the store.
+verdict() { sqlite3 "$work/r.sqlite" "select verdict from evaluations where candidate_path like '%/$1'"; }
+[[ $(verdict zeros_softmax.py) == incorrect ]] || fail "zeros passed"
+[[ $(verdict stale_empty.py) == incorrect ]] || fail "an unwritten output passed"
+[[ $(verdict hang_forever.py) == timeout ]] || fail "a hang was not a timeout"
+[[ $(verdict crash_abort.py) == crash ]] || fail "an abort was not a crash"
+[[ $(verdict relu_ext.py) == correct ]] || fail "the correct C++ extension was not correct"
+
+# stats reads the store.
+"$headroom" stats "$work/r.sqlite" --csv >"$work/stats.csv" || fail "stats failed"
+grep -q "^suite," "$work/stats.csv" || fail "stats has no row for the suite: $(cat "$work/stats.csv")"
+
+# The audit proves zeros fail our check while the legacy allclose accepts them (softmax over 32768).
+"$headroom" audit "$src/suites/adversarial/problems/softmax_wide.py" --device cpu --python "$python" --cache "$work/cache" \
+  --trials 2 --json >"$work/audit.json" || fail "audit failed"
+python3 - "$work/audit.json" <<'PY' || fail "audit: $(cat "$work/audit.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["problems"][0]
+fakes = {f["name"]: f for f in p["fakes"]}
+assert p["discriminating"], p
+assert fakes["zeros"]["passes_legacy_1e-2"] and not fakes["zeros"]["passes_ours"], fakes["zeros"]
+PY
+
+# reverify reruns stored candidates under the current checker: nothing changes.
+"$headroom" reverify --db "$work/r.sqlite" --problem problems/matmul "${common[@]}" >"$work/reverify.txt" 2>/dev/null ||
+  fail "reverify failed"
+grep -q "0 verdict(s) changed" "$work/reverify.txt" || fail "reverify: $(cat "$work/reverify.txt")"
+echo "eval suite: $total evaluations, all as expected"
