@@ -1,6 +1,9 @@
 #include "eval_options.hpp"
 
 #include <cstdlib>
+#include <limits>
+#include <malloc.h>
+#include <unistd.h>
 #include <filesystem>
 #include <thread>
 
@@ -41,6 +44,11 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
 }
 
 void finish_eval_options(eval_cli& e) {
+  // Reference data comes and goes in gigabyte tensors: keep freed memory in the heap for the next
+  // trial instead of returning it to the kernel and faulting it in again (glibc serves blocks this
+  // large with mmap otherwise, whatever M_MMAP_THRESHOLD says).
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   auto& o = e.options;
   o.compile_timeout = std::chrono::seconds(e.compile_timeout);
   o.load_timeout = std::chrono::seconds(e.load_timeout);
@@ -54,6 +62,23 @@ void finish_eval_options(eval_cli& e) {
 #endif
   }
   std::error_code ec;
+  // The worker computes the environment's paths from this name: it must be a real interpreter.
+  if (o.python.find('/') == std::string::npos) {
+    std::string found;
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "";
+    for (std::size_t at = 0; at <= dirs.size() && found.empty();) {
+      std::size_t end = dirs.find(':', at);
+      if (end == std::string::npos) end = dirs.size();
+      auto candidate = std::filesystem::path(dirs.substr(at, end - at)) / o.python;
+      if (end > at && access(candidate.c_str(), X_OK) == 0) found = candidate.string();
+      at = end + 1;
+    }
+    if (found.empty()) throw input_error(fmt::format("--python {}: not found on PATH", o.python));
+    o.python = found;
+  } else if (access(o.python.c_str(), X_OK) != 0) {
+    throw input_error(fmt::format("--python {}: no such executable", o.python));
+  }
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   auto bin = ec ? std::filesystem::path(".") : exe.parent_path();
   if (const char* w = std::getenv("HEADROOM_WORKER"); w && *w) o.worker = w;

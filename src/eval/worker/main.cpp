@@ -4,9 +4,11 @@
 // are here in C++; driver.py does what needs Python objects.
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -123,7 +125,7 @@ void capsule_destructor(PyObject* capsule) {
 
 class worker {
  public:
-  worker(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {}
+  worker(int in_fd, int out_fd) : in_(in_fd), out_(out_fd), trace_(std::getenv("HEADROOM_WORKER_TRACE") != nullptr) {}
 
   int serve() {
     for (;;) {
@@ -138,8 +140,11 @@ class worker {
         reply(R"("ok":true)");
         return 0;
       }
+      double began = host_ms();
       try {
         handle(op, req, r.msg.payload);
+        if (trace_) std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in)\n",
+                                 static_cast<int>(op.size()), op.data(), host_ms() - began, r.msg.payload.size());
       } catch (const request_error& e) {
         reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"","message":{})", json_string(e.what())));
       } catch (const std::exception& e) {
@@ -405,9 +410,14 @@ class worker {
     std::string mutated;
     std::size_t at = 0;
     for (std::size_t i = 0; i < metas.size(); ++i) {
-      std::vector<std::byte> now(metas[i].bytes);
-      if (metas[i].bytes) dev_->copy_to_host(now.data(), in.data[i], metas[i].bytes);
-      if (std::memcmp(now.data(), payload.data() + at, metas[i].bytes) != 0)
+      const void* now = in.data[i];
+      std::vector<std::byte> host;
+      if (dev_->is_cuda() && metas[i].bytes) {
+        host.resize(metas[i].bytes);
+        dev_->copy_to_host(host.data(), in.data[i], metas[i].bytes);
+        now = host.data();
+      }
+      if (metas[i].bytes && std::memcmp(now, payload.data() + at, metas[i].bytes) != 0)
         mutated += fmt::format("{}{}", mutated.empty() ? "" : ",", i);
       at += metas[i].bytes;
     }
@@ -553,6 +563,7 @@ class worker {
   }
 
   int in_, out_;
+  bool trace_;
   std::string nonce_;
   std::unique_ptr<device> dev_;
   std::unique_ptr<cuda_poison> poison_;
@@ -589,6 +600,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   using namespace headroom::eval::worker;
+  // Inputs and outputs of gigabytes come and go every call: freed memory stays in the heap for the
+  // next one instead of being returned to the kernel and faulted in again.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   in_fd = hide_fd(in_fd);
   out_fd = hide_fd(out_fd);
   dup2(2, 1);

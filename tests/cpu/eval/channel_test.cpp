@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 using namespace headroom::eval;
@@ -58,4 +59,22 @@ TEST(Channel, BytesThatAreNotAFrameAreMalformed) {
   const char junk[] = "check: pass\ntime: 0.00001\n";
   ASSERT_EQ(write(p.w, junk, sizeof junk), static_cast<ssize_t>(sizeof junk));
   EXPECT_EQ(read_message(p.r, std::chrono::steady_clock::now() + 1s).status, read_status::malformed);
+}
+
+// Gigabyte-scale payloads go through shared memory; the frame names the file and the reader
+// removes it, so nothing is left behind.
+TEST(Channel, ALargePayloadTravelsThroughSharedMemoryAndLeavesNoFile) {
+  pipe_pair p;
+  std::vector<std::byte> big(64 << 20);
+  for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = std::byte(i >> 12);
+  message m{R"({"op":"inputs"})", big};
+  std::thread writer([&] { EXPECT_TRUE(write_message(p.w, m)); });
+  read_result r = read_message(p.r, std::chrono::steady_clock::now() + 60s);
+  writer.join();
+  ASSERT_EQ(r.status, read_status::ok);
+  EXPECT_EQ(r.msg.payload, big);
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec))
+    EXPECT_EQ(e.path().filename().string().find("headroom-" + std::to_string(getpid()) + "-"), std::string::npos)
+        << e.path();
 }
