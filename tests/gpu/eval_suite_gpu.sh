@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Live test of `headroom eval` on a GPU: every case of the adversarial suite meaningful on CUDA gets
+# its expected verdict (other-stream work flagged, illegal address, CUDA out of memory, a failing
+# TORCH_CHECK, partial CUDA writes, L2 persistence, correct CUDA kernels...). $1 headroom, $2 source
+# folder. Skips (77) without a GPU or without a Python that can import torch with CUDA.
+set -uo pipefail
+headroom=$1 src=$2
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+python=${HEADROOM_PYTHON:-$(command -v python3)}
+"$python" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null ||
+  { echo "$python has no CUDA PyTorch: skipped"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$headroom" eval --suite "$src/suites/adversarial/manifest.toml" --device cuda --python "$python" --db "$work/r.sqlite" \
+  --cache "$work/cache" --max-time 1 --run-timeout 60 --no-compile-baseline --jobs 8 >"$work/out.txt" 2>"$work/err.txt"
+rc=$?
+cat "$work/out.txt"
+[[ $rc -eq 0 ]] || { tail -20 "$work/err.txt"; echo "FAIL: some case did not get its expected verdict"; exit 1; }
+echo "ok: every CUDA-meaningful case got its expected verdict"
