@@ -2,6 +2,8 @@
 // each expected figure is written as the arithmetic it comes from.
 #include <gtest/gtest.h>
 
+#include "golden.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -51,24 +53,7 @@ std::vector<eval::evaluation> hand_built() {
 std::vector<eval::source_stats> summarized() { return eval::summarize(hand_built(), eval::default_fast_p()); }
 
 void expect_golden(const std::string& text, const std::string& file) {
-  const std::string path = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/eval/golden/" + file;
-  if (std::getenv("HEADROOM_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << text;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::istringstream got(text);
-  std::string want_line, got_line;
-  int line = 0;
-  while (true) {
-    ++line;
-    const bool w = static_cast<bool>(std::getline(in, want_line));
-    const bool g = static_cast<bool>(std::getline(got, got_line));
-    if (!w && !g) break;
-    ASSERT_EQ(w, g) << file << ": output and golden differ in length at line " << line;
-    EXPECT_EQ(got_line, want_line) << file << ":" << line;
-  }
+  test::expect_golden(text, std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/eval/golden/" + file);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // HEADROOM_UPDATE_GOLDEN=1 rewrites the golden files (review the diff before committing it).
 #include <gtest/gtest.h>
 
+#include "golden.hpp"
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -51,24 +53,7 @@ analyze::analysis_report analysed() {
 }
 
 void expect_golden(const std::string& text, const std::string& file) {
-  const std::string path = golden_dir + file;
-  if (std::getenv("HEADROOM_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << text;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing golden file " << path;
-  std::istringstream got(text);
-  std::string want_line, got_line;
-  int line = 0;
-  while (true) {
-    ++line;
-    const bool w = static_cast<bool>(std::getline(in, want_line));
-    const bool g = static_cast<bool>(std::getline(got, got_line));
-    if (!w && !g) break;
-    ASSERT_EQ(w, g) << file << ": output and golden differ in length at line " << line;
-    EXPECT_EQ(got_line, want_line) << file << ":" << line;
-  }
+  test::expect_golden(text, golden_dir + file);
 }
 
 }  // namespace
