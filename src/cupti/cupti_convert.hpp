@@ -86,6 +86,16 @@ class activity_converter {
   void unconverted(CUpti_ActivityKind kind, std::string_view why);
   bool untimed(std::uint64_t start, std::uint64_t end);
   trace::string_id api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+  trace::string_id kernel_name(const char* name);
+
+  // A kernel name as last seen at one address: its text (to detect the address being reused) and id.
+  struct cached_name {
+    std::string text;
+    trace::string_id id = 0;
+  };
+  // Enough for every kernel of a large model and its autotuning; beyond it names are interned
+  // uncached rather than growing without bound in someone else's process.
+  static constexpr std::size_t max_cached_kernel_names = 65'536;
 
   struct open_range {
     trace::time_ns start = 0;
@@ -96,6 +106,7 @@ class activity_converter {
   trace::event_stream_writer& out_;
   callback_name_fn callback_name_;
   std::unordered_map<std::uint64_t, trace::string_id> api_names_;  // (domain << 32 | cbid)
+  std::unordered_map<const char*, cached_name> kernel_names_;      // CUPTI's name pointer -> id
   std::unordered_map<std::uint32_t, open_range> open_ranges_;       // NVTX marker id -> its start
   std::unordered_set<std::uint32_t> unconverted_kinds_;             // warned about once each
   conversion_counts counts_;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/json.hpp"
 #include "session.hpp"
 
@@ -145,11 +146,9 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     answer f = s.ask(fmt::format(R"("op":"flops","inputs":{})", metas), payload, o.run_timeout);
     double flops = -1;
     if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
-    if (device_ceilings && device_ceilings->bandwidth > 0) {
+    if (device_ceilings) {
       double bytes = static_cast<double>(bytes_of(ref.timing_sets[0].inputs) + bytes_of(ref.timing_sets[0].outputs));
-      double floor_s = bytes / device_ceilings->bandwidth;
-      if (flops > 0 && device_ceilings->matmul > 0) floor_s = std::max(floor_s, flops / device_ceilings->matmul);
-      ref.speed_of_light_ms = floor_s * 1e3;
+      ref.speed_of_light_ms = speed_of_light_ms(bytes, flops, device_ceilings->bandwidth, device_ceilings->matmul);
     }
   }
   std::vector<std::byte> payload;

@@ -1,6 +1,7 @@
 #pragma once
 // The adaptive sample loop's statistics (docs/eval.md, "Timing"): when to stop, and the summary
 // that is stored. Pure arithmetic, shared by the worker and tested without a GPU.
+#include <optional>
 #include <vector>
 
 #include "headroom/eval/evaluation.hpp"
@@ -40,5 +41,11 @@ class sample_set {
 };
 
 double median_of(std::vector<double> v);
+
+// The speed-of-light floor in ms (docs/eval.md): the problem's minimum traffic (inputs read once,
+// outputs written once) over the measured copy bandwidth, or its FLOPs over the measured dense
+// matmul rate, whichever is longer. `flops` < 0 means unknown (bytes only); no bandwidth, no floor.
+std::optional<double> speed_of_light_ms(double bytes, double flops, double bandwidth_bytes_per_s,
+                                        double matmul_flops_per_s);
 
 }  // namespace headroom::eval

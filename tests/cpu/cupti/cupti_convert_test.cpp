@@ -161,6 +161,68 @@ TEST_F(converted, a_kernel_cupti_could_not_time_is_skipped_and_counted) {
   EXPECT_TRUE(mentions(t, "without timestamps"));
 }
 
+TEST_F(converted, a_kernel_name_is_one_string_whether_its_text_arrives_at_one_address_or_several) {
+  // CUPTI gives every launch of a kernel the same pointer; a kernel registered by two modules has
+  // the same text at two addresses.
+  const std::string gemm = "_ZN7cutlass6KernelINS_4gemm6kernel4GemmILi128ELi256ELi64EEEEvNT_6ParamsE";
+  const std::string gemm_elsewhere = gemm;
+  const std::string softmax = "_ZN2at6native43_GLOBAL__N__softmax_warp_forwardIfffLi10ELb0ELb0EEEvPT0_PKT_iiiPKbib";
+  const char* order[] = {gemm.c_str(), softmax.c_str(), gemm.c_str(), gemm_elsewhere.c_str(), softmax.c_str(),
+                         gemm_elsewhere.c_str(), gemm.c_str()};
+  std::uint64_t at = 1000;
+  for (const char* name : order) {
+    convert(a_kernel(name, at, at + 10, static_cast<std::uint32_t>(at)));
+    at += 100;
+  }
+
+  const auto t = read();
+  ASSERT_EQ(t.activities.size(), std::size(order));
+  for (std::size_t i = 0; i < std::size(order); ++i) {
+    EXPECT_EQ(t.strings[t.activities[i].name], order[i]) << "record " << i;
+  }
+  EXPECT_EQ(t.activities[0].name, t.activities[2].name);
+  EXPECT_EQ(t.activities[0].name, t.activities[3].name);
+  EXPECT_EQ(t.activities[0].name, t.activities[6].name);
+  EXPECT_EQ(t.activities[1].name, t.activities[4].name);
+  EXPECT_NE(t.activities[0].name, t.activities[1].name);
+}
+
+TEST_F(converted, an_address_reused_for_another_kernel_name_after_a_module_unload_gets_the_new_name) {
+  // The second text has the first's length and its first and last 16 bytes: only the middle
+  // differs, as between two tile shapes of one CUTLASS template.
+  const std::string first = "_ZN7cutlass6KernelINS_4gemm6kernel4GemmILi128ELi256ELi64EEEEvNT_6ParamsE";
+  const std::string same_shape = "_ZN7cutlass6KernelINS_4gemm6kernel4GemmILi256ELi128ELi32EEEEvNT_6ParamsE";
+  const std::string shorter = "_Z13triton_poi_0PfS_i";
+  ASSERT_EQ(first.size(), same_shape.size());
+  char module_text[128] = {};
+  std::uint32_t correlation = 0;
+  const auto launch_at_the_reused_address = [&](const std::string& text) {
+    std::memcpy(module_text, text.c_str(), text.size() + 1);
+    convert(a_kernel(module_text, 1000 + correlation * 100, 1010 + correlation * 100, correlation));
+    ++correlation;
+  };
+  launch_at_the_reused_address(first);
+  launch_at_the_reused_address(first);
+  launch_at_the_reused_address(same_shape);
+  launch_at_the_reused_address(same_shape);
+  launch_at_the_reused_address(shorter);
+  launch_at_the_reused_address(first);
+
+  const auto t = read();
+  ASSERT_EQ(t.activities.size(), 6u);
+  const std::string expected[] = {first, first, same_shape, same_shape, shorter, first};
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(t.strings[t.activities[i].name], expected[i]) << "record " << i;
+}
+
+TEST_F(converted, a_kernel_record_without_a_name_is_kept_under_a_placeholder) {
+  convert(a_kernel(nullptr, 100, 200, 1));
+  convert(a_kernel("named", 300, 400, 2));
+  const auto t = read();
+  ASSERT_EQ(t.activities.size(), 2u);
+  EXPECT_EQ(t.strings[t.activities[0].name], "<unknown kernel>");
+  EXPECT_EQ(t.strings[t.activities[1].name], "named");
+}
+
 TEST(copy_kinds, every_cupti_copy_kind_maps_to_its_direction) {
   using trace::copy_kind;
   const std::map<int, copy_kind> expected = {
