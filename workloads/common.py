@@ -4,10 +4,14 @@ Every workload module defines build(args) -> (step_fn, description) where step_f
 (forward, backward and optimizer for training; forward for inference). The harness times each step
 on the host after a device synchronisation, so a step's time is its wall clock as the user sees it.
 
+Every timed step N runs inside an NVTX range "ProfilerStep#N" (when CUDA is available), the name
+torch.profiler gives step N, so `headroom profile`'s trace carries the same step markers.
+
 Profilers (--profile):
   none    plain run
   torch   torch.profiler, CUDA activity only (the cheapest setting), one trace of the active steps,
-          written gzip'd as Kineto JSON with ProfilerStep#N markers
+          written gzip'd as Kineto JSON (torch's own ProfilerStep#N markers reach the trace only
+          with CPU activity, torch-cpu; CUDA-only traces of the H200 runs had none)
   torch-cpu  torch.profiler with CPU and CUDA activity (what most users record)
   torch-all  torch.profiler, CUDA activity only, recording every timed step (no schedule): the
           fair comparison with `headroom profile`, which also records every step
@@ -63,11 +67,19 @@ def run(build, add_workload_args=lambda p: None):
             prof = torch.profiler.profile(activities=activities, schedule=schedule,
                                           on_trace_ready=lambda p: p.export_chrome_trace(args.trace))
         prof.start()
-    for _ in range(args.steps):
+    # headroom's trace records NVTX, not torch.profiler's markers: a range named as torch names
+    # step N lets `headroom analyze` window it on the timed steps, as it windows torch's traces.
+    # Warm-up steps stay unmarked, since torch's traces do not hold them either.
+    nvtx = torch.cuda.is_available()
+    for i in range(args.steps):
+        if nvtx:
+            torch.cuda.nvtx.range_push(f"ProfilerStep#{i}")
         t0 = time.perf_counter()
         step()
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
+        if nvtx:
+            torch.cuda.nvtx.range_pop()
         if prof is not None:
             prof.step()
     if prof is not None:

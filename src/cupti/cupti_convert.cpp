@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cctype>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -119,19 +118,10 @@ trace::activity placed(const Record& r, trace::activity_kind kind) {
 
 trace::string_id activity_converter::kernel_name(const char* name) {
   if (!name) return out_.intern("<unknown kernel>");
-  // CUPTI hands out one pointer per kernel function, so the pointer finds the id without hashing
-  // ~100-300 characters under the writer's lock. A module unload can free that text and a later
-  // module reuse the address for another name, so a hit is confirmed by strcmp against our copy:
-  // exact (unlike length plus a few bytes), and no dearer than the strlen the uncached path needs.
-  const auto it = kernel_names_.find(name);
-  if (it != kernel_names_.end() && std::strcmp(name, it->second.text.c_str()) == 0) return it->second.id;
+  if (const auto id = kernel_names_.find(name)) return *id;
   const std::string_view text(name);
   const auto id = out_.intern(text);
-  if (it != kernel_names_.end()) {
-    it->second = {std::string(text), id};
-  } else if (kernel_names_.size() < max_cached_kernel_names) {
-    kernel_names_.emplace(name, cached_name{std::string(text), id});
-  }
+  kernel_names_.remember(name, text, id);
   return id;
 }
 

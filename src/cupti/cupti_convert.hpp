@@ -17,6 +17,7 @@
 
 #include "headroom/trace/event_stream.hpp"
 #include "headroom/trace/model.hpp"
+#include "kernel_name_cache.hpp"
 
 namespace headroom::cupti {
 
@@ -58,8 +59,8 @@ struct conversion_counts {
 };
 
 // Converts records one at a time, keeping what spans records: open NVTX ranges (a start and its
-// end may arrive in different buffers) and the API-name cache. Not thread-safe; the session calls
-// it from one buffer-completion callback at a time. Never throws.
+// end may arrive in different buffers), the API-name and kernel-name caches. Not thread-safe; the
+// session calls it from one buffer-completion callback at a time. Never throws.
 class activity_converter {
  public:
   activity_converter(trace::event_stream_writer& out, callback_name_fn callback_name);
@@ -88,15 +89,6 @@ class activity_converter {
   trace::string_id api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
   trace::string_id kernel_name(const char* name);
 
-  // A kernel name as last seen at one address: its text (to detect the address being reused) and id.
-  struct cached_name {
-    std::string text;
-    trace::string_id id = 0;
-  };
-  // Enough for every kernel of a large model and its autotuning; beyond it names are interned
-  // uncached rather than growing without bound in someone else's process.
-  static constexpr std::size_t max_cached_kernel_names = 65'536;
-
   struct open_range {
     trace::time_ns start = 0;
     trace::string_id name = 0;
@@ -106,7 +98,7 @@ class activity_converter {
   trace::event_stream_writer& out_;
   callback_name_fn callback_name_;
   std::unordered_map<std::uint64_t, trace::string_id> api_names_;  // (domain << 32 | cbid)
-  std::unordered_map<const char*, cached_name> kernel_names_;      // CUPTI's name pointer -> id
+  kernel_name_cache kernel_names_;
   std::unordered_map<std::uint32_t, open_range> open_ranges_;       // NVTX marker id -> its start
   std::unordered_set<std::uint32_t> unconverted_kinds_;             // warned about once each
   conversion_counts counts_;

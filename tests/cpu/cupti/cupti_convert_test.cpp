@@ -9,9 +9,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cupti_convert.hpp"
 #include "headroom/trace/event_stream.hpp"
+#include "kernel_name_cache.hpp"
 
 namespace fs = std::filesystem;
 using namespace headroom;
@@ -212,6 +214,45 @@ TEST_F(converted, an_address_reused_for_another_kernel_name_after_a_module_unloa
   ASSERT_EQ(t.activities.size(), 6u);
   const std::string expected[] = {first, first, same_shape, same_shape, shorter, first};
   for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(t.strings[t.activities[i].name], expected[i]) << "record " << i;
+}
+
+TEST_F(converted, every_kernel_keeps_its_own_name_when_thousands_of_kernels_interleave) {
+  // More kernels than the name cache starts with room for, launched round-robin twice over.
+  std::vector<std::string> names;
+  for (int i = 0; i < 3000; ++i) names.push_back("triton_red_fused_" + std::to_string(i) + "_kernel");
+  std::uint32_t correlation = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& n : names) {
+      convert(a_kernel(n.c_str(), 1000 + correlation * 10, 1005 + correlation * 10, correlation));
+      ++correlation;
+    }
+  }
+  const auto t = read();
+  ASSERT_EQ(t.activities.size(), 2 * names.size());
+  for (std::size_t i = 0; i < t.activities.size(); ++i) {
+    ASSERT_EQ(t.strings[t.activities[i].name], names[i % names.size()]) << "record " << i;
+  }
+}
+
+TEST(kernel_name_cache, stops_growing_at_its_bound_and_still_answers_for_what_it_holds) {
+  kernel_name_cache cache;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i <= kernel_name_cache::max_names; ++i) names.push_back("k" + std::to_string(i));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    cache.remember(names[i].c_str(), names[i], static_cast<trace::string_id>(i + 1));
+  }
+  EXPECT_EQ(cache.size(), kernel_name_cache::max_names);
+  EXPECT_FALSE(cache.find(names.back().c_str()).has_value());
+  for (std::size_t i = 0; i < kernel_name_cache::max_names; i += 997) {
+    EXPECT_EQ(cache.find(names[i].c_str()), std::optional<trace::string_id>(i + 1)) << names[i];
+  }
+  // An address it holds, reused for other text, is told apart and can be updated once it is full.
+  const char* held = names[0].c_str();
+  names[0][1] = 'X';
+  EXPECT_FALSE(cache.find(held).has_value());
+  cache.remember(held, names[0], 7);
+  EXPECT_EQ(cache.find(held), std::optional<trace::string_id>(7));
+  EXPECT_EQ(cache.size(), kernel_name_cache::max_names);
 }
 
 TEST_F(converted, a_kernel_record_without_a_name_is_kept_under_a_placeholder) {
