@@ -4,9 +4,10 @@
 #
 #   OUT=/tmp/o bench/profile_overhead.sh && OUT=/tmp/o bench/profile_agreement.sh [HEADROOM]
 #
-# Each pair is analysed twice: --window steady (analyze picks the steady steps itself; our store has
-# no ProfilerStep markers, so it falls back to repeating units) and --window whole (our store also
-# holds start-up and warm-up steps, torch's only the timed ones). Target: within 1 point.
+# Each pair is analysed twice: --window steady (analyze picks the steady steps itself: our store has
+# the workloads' NVTX ProfilerStep#N ranges around timed steps, torch's CUDA-only trace has no step
+# markers and falls back to repeating units) and --window whole (our store also holds start-up and
+# warm-up steps, torch's only the timed ones). Target: within 1 point.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 headroom=$(realpath "${1:-build/device/bin/headroom}")
