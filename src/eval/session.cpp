@@ -74,6 +74,12 @@ answer session::hello(std::chrono::seconds timeout) {
                                   a.failure != worker_failure::none ? a.detail : a.message,
                                   a.failure != worker_failure::none ? "" : "", process_->log_tail(2000)));
   if (!a.ok) throw input_error("the evaluation worker failed to set up: " + a.message);
+  bool poisoning = false;
+  if (device_ != "cpu" && (a.doc["poison_allocator"].get_bool().get(poisoning) || !poisoning))
+    // Without it an unwritten output could hold stale data that happens to be right.
+    throw input_error(fmt::format("the poisoning CUDA allocator ({}) could not be loaded on {}; rebuild headroom "
+                                  "with the CUDA toolkit so lib/libheadroom_poison_alloc.so exists",
+                                  poison_allocator_.empty() ? "not found" : poison_allocator_, device_));
   std::string_view s;
   env_.device = device_;
   auto e = a.doc["env"];
