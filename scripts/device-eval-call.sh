@@ -23,11 +23,7 @@ if [[ $PART == suite ]]; then
   (cd build/device && timeout ${SUITE_SECONDS:-420} ctest -L gpu --output-on-failure 2>&1 | tail -60)
   echo "gpu tests done at $(( $(date +%s) - t0 )) s"
   # One correct candidate evaluated REPEAT times: the spread of its speedup (target 0.3%).
-  for i in $(seq 1 "${REPEAT:-5}"); do
-    timeout 120 $B eval suites/adversarial/problems/relu_gpu.py --candidates suites/adversarial/candidates/cuda_relu.py \
-      "${common[@]}" --db "$OUT/repeat-$i.sqlite" --no-compile-baseline 2>/dev/null | grep cuda_relu
-    python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select candidate_median_ms, candidate_rel_spread, eager_median_ms, eager_rel_spread, speedup from evaluations').fetchall())" "$OUT/repeat-$i.sqlite"
-  done
+  timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
   echo "repeat done at $(( $(date +%s) - t0 )) s"
 else
   KB=.deps/KernelBench/level1
