@@ -220,6 +220,13 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       }
       timing_summary t = parse_timing(a.doc["timing"]);
       e.candidate_timing = t;
+      std::uint64_t lo = 0, hi = 0, dropped = 0;
+      auto tj = a.doc["timing"];
+      if (!tj["sm_clock_max_mhz"].get_uint64().get(hi) && hi > 0 && !tj["sm_clock_min_mhz"].get_uint64().get(lo)) {
+        if (tj["throttled_samples"].get_uint64().get(dropped)) dropped = 0;
+        e.env.clocks += fmt::format("{}timed at sm {}-{} MHz, {} throttled sample(s) dropped",
+                                    e.env.clocks.empty() ? "" : "; ", lo, hi, dropped);
+      }
       if (sample_set::hidden_work(t))
         j.flag("other_stream_work",
                fmt::format("device-synchronised wall clock {:.4g} ms vs {:.4g} ms on the timed stream", t.wall_median_ms,

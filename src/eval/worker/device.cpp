@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -204,33 +205,57 @@ std::string device::runtime_version() {
   return "";
 }
 
-// Clocks through NVML, opened at run time (it ships with the driver, not the toolkit).
-std::string device::clocks() {
-  if (!cuda_) return "";
-  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!nvml) return "";
-  using init_fn = int (*)();
-  using handle_fn = int (*)(unsigned, void**);
-  using clock_fn = int (*)(void*, int, unsigned*);
-  using driver_fn = int (*)(char*, unsigned);
-  auto init = reinterpret_cast<init_fn>(dlsym(nvml, "nvmlInit_v2"));
-  auto handle = reinterpret_cast<handle_fn>(dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2"));
-  auto clock = reinterpret_cast<clock_fn>(dlsym(nvml, "nvmlDeviceGetClockInfo"));
-  auto max_clock = reinterpret_cast<clock_fn>(dlsym(nvml, "nvmlDeviceGetMaxClockInfo"));
-  auto driver = reinterpret_cast<driver_fn>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
-  std::string out;
+// Clocks through NVML, opened at run time (it ships with the driver, not the toolkit). The device is
+// found by PCI bus id, so CUDA_VISIBLE_DEVICES renumbering does not matter.
+struct device::nvml {
   void* dev = nullptr;
-  // NVML numbers devices physically; with CUDA_VISIBLE_DEVICES set the index may differ, which
-  // only affects this informative field.
-  if (init && handle && clock && init() == 0 && handle(static_cast<unsigned>(index_), &dev) == 0) {
-    unsigned sm = 0, mem = 0, sm_max = 0;
-    clock(dev, 1 /* NVML_CLOCK_SM */, &sm);
-    clock(dev, 2 /* NVML_CLOCK_MEM */, &mem);
-    if (max_clock) max_clock(dev, 1, &sm_max);
-    out = fmt::format("sm {} MHz (max {}), mem {} MHz", sm, sm_max, mem);
-    char version[96] = {};
-    if (driver && driver(version, sizeof version) == 0) out += fmt::format(", driver {}", version);
-  }
+  int (*clock)(void*, int, unsigned*) = nullptr;
+  int (*max_clock)(void*, int, unsigned*) = nullptr;
+  int (*driver)(char*, unsigned) = nullptr;
+};
+
+device::nvml* device::open_nvml() {
+  if (nvml_ || !cuda_) return nvml_;
+#ifdef HEADROOM_WORKER_CUDA
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return nullptr;
+  auto init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
+  auto by_bus = reinterpret_cast<int (*)(const char*, void**)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto n = std::make_unique<nvml>();
+  n->clock = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  n->max_clock = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
+  n->driver = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+  char bus[64] = {};
+  if (!init || !by_bus || !n->clock || init() != 0 || cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess ||
+      by_bus(bus, &n->dev) != 0)
+    return nullptr;
+  nvml_ = n.release();
+#endif
+  return nvml_;
+}
+
+unsigned device::sm_clock_mhz() {
+  nvml* n = open_nvml();
+  unsigned mhz = 0;
+  if (n) n->clock(n->dev, 1 /* NVML_CLOCK_SM */, &mhz);
+  return mhz;
+}
+
+unsigned device::sm_clock_max_mhz() {
+  nvml* n = open_nvml();
+  unsigned mhz = 0;
+  if (n && n->max_clock) n->max_clock(n->dev, 1, &mhz);
+  return mhz;
+}
+
+std::string device::clocks() {
+  nvml* n = open_nvml();
+  if (!n) return "";
+  unsigned mem = 0;
+  n->clock(n->dev, 2 /* NVML_CLOCK_MEM */, &mem);
+  std::string out = fmt::format("sm {} MHz (max {}), mem {} MHz", sm_clock_mhz(), sm_clock_max_mhz(), mem);
+  char version[96] = {};
+  if (n->driver && n->driver(version, sizeof version) == 0) out += fmt::format(", driver {}", version);
   return out;
 }
 

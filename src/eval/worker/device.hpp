@@ -42,6 +42,9 @@ class device {
   std::string driver_version();
   std::string runtime_version();
   std::string clocks();
+  // The SM clock now and its maximum, in MHz, through NVML; 0 when unknown (the CPU, no NVML).
+  unsigned sm_clock_mhz();
+  unsigned sm_clock_max_mhz();
 
  private:
   bool cuda_ = false;
@@ -52,6 +55,9 @@ class device {
   void* start_event_ = nullptr;
   void* stop_event_ = nullptr;
   double wall_start_ = 0;
+  struct nvml;
+  nvml* nvml_ = nullptr;  // loaded on first use, never unloaded
+  nvml* open_nvml();
 };
 
 double host_ms();
