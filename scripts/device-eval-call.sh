@@ -3,7 +3,8 @@
 #   PART=suite  builds, runs the GPU tests (ctest -L gpu: the profiler's and the adversarial suite's
 #               CUDA cases), and one correct candidate evaluated REPEAT times (the spread of its speedup);
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
-#               repository) with each problem's own Model as the candidate, and audits it, within KB_SECONDS.
+#               repository) with each problem's own Model as the candidate, and audits it, within
+#               KB_SECONDS (KB_DB continues an earlier call's store).
 # Everything lands in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,8 @@ if [[ $PART == suite ]]; then
   echo "repeat done at $(( $(date +%s) - t0 )) s"
 else
   KB=.deps/KernelBench/level1
+  # KB_DB: the kb.sqlite of an earlier call (copied into .deps and carried) to continue from.
+  [[ -n ${KB_DB:-} ]] && for f in "$KB_DB"*; do cp "$f" "$OUT/kb.sqlite${f#$KB_DB}"; done
   timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 >"$OUT/kb.txt" 2>"$OUT/kb.err"
   echo "kb eval exit $? at $(( $(date +%s) - t0 )) s"; tail -5 "$OUT/kb.err"
