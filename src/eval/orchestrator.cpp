@@ -86,6 +86,17 @@ std::vector<std::string> expand_devices(const std::string& device) {
   return out;
 }
 
+std::string audit_json(const audit_result& r) {
+  std::string s = fmt::format(R"({{"problem":{},"error":{},"trials":{},"discriminating":{},"fakes":[)",
+                              json_string(r.problem), json_string(r.error), r.trials, r.discriminating());
+  for (std::size_t k = 0; k < r.fakes.size(); ++k) {
+    const auto& f = r.fakes[k];
+    s += fmt::format(R"({}{{"name":"{}","applicable":{},"passes_ours":{},"passes_legacy_1e-2":{},"passes_legacy_1e-4":{}}})",
+                     k ? "," : "", f.name, f.applicable, f.passes_ours, f.passes_legacy_1e2, f.passes_legacy_1e4);
+  }
+  return s + "]}";
+}
+
 bool audit_result::discriminating() const {
   if (!error.empty()) return false;
   return std::none_of(fakes.begin(), fakes.end(), [](const audit_fake& f) { return f.applicable && f.passes_ours; });
@@ -196,7 +207,13 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             e.reasons.push_back({timeout ? "compile" : "compile_error", timeout ? cf->second.detail : cf->second.message});
             e.log = cf->second.traceback;
           } else {
-            if (!ref) ref = prepare_reference(j->problem, o, device, device_ceilings);
+            if (!ref) {
+              ref = prepare_reference(j->problem, o, device, device_ceilings);
+              if (!o.audit_output.empty()) {
+                std::lock_guard lock(result_mutex);
+                std::ofstream(o.audit_output, std::ios::app) << audit_json(audit_reference(j->problem.id, *ref)) << "\n";
+              }
+            }
             e = evaluate_candidate(j->candidate, j->problem, *ref, o, device);
           }
           e.env.device = device;
@@ -224,11 +241,14 @@ audit_result audit_problem(const problem_spec& problem, const eval_options& give
   eval_options o = given;
   o.timing = false;
   if (o.seed == 0) o.seed = std::random_device{}();
-  audit_result out;
-  out.problem = problem.id;
   std::optional<ceilings> none;
   std::string device = expand_devices(o.device).front();
-  reference_data ref = prepare_reference(problem, o, device, none);
+  return audit_reference(problem.id, prepare_reference(problem, o, device, none));
+}
+
+audit_result audit_reference(const std::string& problem_id, const reference_data& ref) {
+  audit_result out;
+  out.problem = problem_id;
   if (!ref.error.empty()) {
     out.error = ref.error;
     return out;

@@ -86,6 +86,9 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
 evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
                               const eval_options& options, const std::string& device);
 
+// The audit of a problem from reference data already prepared (no further worker runs).
+audit_result audit_reference(const std::string& problem_id, const reference_data& ref);
+
 std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets,
                            std::vector<std::byte>& payload);
 timing_summary parse_timing(simdjson::dom::element t);

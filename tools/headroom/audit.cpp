@@ -38,14 +38,7 @@ int run_audit(audit_args& a) {
     for (const auto& f : r.fakes)
       if (f.name == "zeros" && f.passes_legacy_1e2) ++zeros_legacy;
     if (a.json) {
-      json += fmt::format(R"({}{{"problem":{},"error":{},"trials":{},"discriminating":{},"fakes":[)", i ? "," : "",
-                          util::json_string(r.problem), util::json_string(r.error), r.trials, ok);
-      for (std::size_t k = 0; k < r.fakes.size(); ++k) {
-        const auto& f = r.fakes[k];
-        json += fmt::format(R"({}{{"name":"{}","applicable":{},"passes_ours":{},"passes_legacy_1e-2":{},"passes_legacy_1e-4":{}}})",
-                            k ? "," : "", f.name, f.applicable, f.passes_ours, f.passes_legacy_1e2, f.passes_legacy_1e4);
-      }
-      json += "]}";
+      json += (i ? "," : "") + eval::audit_json(r);
       continue;
     }
     if (!r.error.empty()) {

@@ -116,6 +116,9 @@ const command_registration registration{command{
                                            "exit status 1 when any case gets another verdict");
       sub->add_option("--db", a->common.db, "Results store (default results.sqlite)");
       sub->add_flag("--force", a->common.options.force, "Evaluate again what the store already has");
+      sub->add_option("--audit-to", a->common.options.audit_output,
+                      "Append each problem's discrimination audit (as `headroom audit --json` rows) to this file, "
+                      "from the reference data the run prepares anyway");
       add_eval_options(sub, a->common, true);
       sub->footer(
           "Examples:\n"

@@ -65,6 +65,9 @@ struct eval_options {
   bool force = false;             // re-evaluate what the store already has
   bool quiet = false;
   std::map<std::string, std::string> worker_env;  // added to every worker's environment
+  // When set, the discrimination audit of each problem's reference data is appended here as a JSON
+  // line: the audit at no extra cost during an evaluation run.
+  std::filesystem::path audit_output;
 };
 
 // "cpu", "cuda:N"... for a --device value: "cuda" is every visible GPU, "auto" is every visible GPU
@@ -95,6 +98,8 @@ struct audit_result {
   bool discriminating() const;
 };
 audit_result audit_problem(const problem_spec& problem, const eval_options& options);
+// One audit result as a JSON object (the `headroom audit --json` element; `eval --audit-to` lines).
+std::string audit_json(const audit_result& r);
 
 // Reads a file into a spec (hash = sha256 of its bytes).
 problem_spec load_problem(const std::filesystem::path& path);
