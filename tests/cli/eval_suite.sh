@@ -33,7 +33,8 @@ sleep 0.5
 pgrep -f "headroom-worker.*$work" >/dev/null && fail "a worker outlived the interrupted run"
 
 # ...then start it again: it continues, evaluates only what is missing, and every case is as expected.
-"$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" >"$work/out.txt" 2>"$work/err.txt"
+"$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" --audit-to "$work/audit.jsonl" \
+  >"$work/out.txt" 2>"$work/err.txt"
 rc=$?
 cat "$work/out.txt"
 [[ $rc -eq 0 ]] || { cat "$work/err.txt" | tail -20; fail "some case did not get its expected verdict (exit $rc)"; }
@@ -52,6 +53,14 @@ verdict() { sqlite3 "$work/r.sqlite" "select verdict from evaluations where cand
 [[ $(verdict hang_forever.py) == timeout ]] || fail "a hang was not a timeout"
 [[ $(verdict crash_abort.py) == crash ]] || fail "an abort was not a crash"
 [[ $(verdict relu_ext.py) == correct ]] || fail "the correct C++ extension was not correct"
+
+# The audit that came with the run: every problem whose reference was prepared rejects every fake.
+python3 - "$work/audit.jsonl" <<'PY' || fail "eval --audit-to: $(cat "$work/audit.jsonl")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows, "no audit rows"
+assert all(r["discriminating"] for r in rows), rows
+PY
 
 # stats reads the store.
 "$headroom" stats "$work/r.sqlite" --csv >"$work/stats.csv" || fail "stats failed"
