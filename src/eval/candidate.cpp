@@ -46,21 +46,27 @@ void fail_request(judged& j, const answer& a, const char* stage, session& s) {
   j.fail(verdict::runtime_error, a.kind.empty() ? "exception" : a.kind, msg);
 }
 
+// "0, 2" or "time.perf_counter, torch.cuda.synchronize": a worker's list for a reason's detail.
+std::string joined(simdjson::dom::array arr) {
+  std::string out;
+  for (simdjson::dom::element e : arr) {
+    std::string item = e.is_string() ? std::string(e.get_string().value()) : std::to_string(e.get_int64().value());
+    out += (out.empty() ? "" : ", ") + item;
+  }
+  return out;
+}
+
 void check_side_effects(judged& j, const answer& a, int trial) {
   simdjson::dom::array arr;
   if (!a.doc["mutated"].get_array().get(arr) && arr.size() > 0) {
-    std::string which;
-    for (auto e : arr) which += fmt::format("{}{}", which.empty() ? "" : ", ", e.get_int64().value());
-    j.fail(verdict::incorrect, "mutated_input", fmt::format("trial {}: input {} changed by the call", trial, which));
+    j.fail(verdict::incorrect, "mutated_input", fmt::format("trial {}: input {} changed by the call", trial, joined(arr)));
   }
   std::int64_t added = 0;
   if (!a.doc["threads_added"].get_int64().get(added) && added > 0)
     j.fail(verdict::incorrect, "background_thread",
            fmt::format("trial {}: {} thread(s) still running after forward returned", trial, added));
   if (!a.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
-    std::string which;
-    for (auto e : arr) which += fmt::format("{}{}", which.empty() ? "" : ", ", std::string_view(e.get_string().value()));
-    j.fail(verdict::incorrect, "tampering", "replaced: " + which);
+    j.fail(verdict::incorrect, "tampering", "replaced: " + joined(arr));
   }
 }
 
@@ -133,9 +139,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   {
     simdjson::dom::array arr;
     if (!load.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
-      std::string which;
-      for (auto x : arr) which += fmt::format("{}{}", which.empty() ? "" : ", ", std::string_view(x.get_string().value()));
-      j.fail(verdict::incorrect, "tampering", "replaced at import: " + which);
+      j.fail(verdict::incorrect, "tampering", "replaced at import: " + joined(arr));
       s.stop();
       return finish();
     }
@@ -197,7 +201,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
     std::vector<std::byte> payload;
-    std::string request = timing_request(o, ref.timing_sets, payload);
+    std::string request = timing_request(o, ref.timing_sets, true, payload);
     answer a = s.ask(request, payload, o.run_timeout * 10);
     if (a.failure != worker_failure::none || !a.ok) {
       fail_request(j, a, "timing", s);

@@ -152,7 +152,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
   }
   std::vector<std::byte> payload;
-  std::string request = timing_request(o, ref.timing_sets, payload);
+  std::string request = timing_request(o, ref.timing_sets, false, payload);
   answer eager = s.ask(request, payload, o.run_timeout * 10);
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);

@@ -71,69 +71,42 @@ const std::vector<migration>& migrations() {
   return steps;
 }
 
-// The wrapper's statement reads and binds integers and text only; results are mostly real numbers.
+// Rows of some sixty columns are bound and read in column order: a cursor over the shared statement.
 // SQLite stores a NaN as NULL, so a NULL in a non-optional REAL column reads back as NaN.
 class query {
  public:
-  query(sqlite::database& db, std::string_view sql) : db_(&db) {
-    if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK) {
-      db.fail(fmt::format("cannot prepare \"{}\"", sql));
-    }
-  }
-  ~query() { sqlite3_finalize(stmt_); }
-  query(const query&) = delete;
-  query& operator=(const query&) = delete;
+  query(sqlite::database& db, std::string_view sql) : stmt_(db, sql) {}
 
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    db_->fail("cannot read or write");
-  }
+  bool step() { return stmt_.step(); }
 
   // Binding in column order: each call takes the next parameter.
-  void text(std::string_view v) { sqlite3_bind_text(stmt_, ++bound_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
-  void integer(std::int64_t v) { sqlite3_bind_int64(stmt_, ++bound_, v); }
-  void real(double v) { sqlite3_bind_double(stmt_, ++bound_, v); }  // NaN binds as NULL
-  void real(const std::optional<double>& v) {
-    if (v) real(*v);
-    else null();
-  }
-  void null() { sqlite3_bind_null(stmt_, ++bound_); }
+  void text(std::string_view v) { stmt_.bind(++bound_, v); }
+  void integer(std::int64_t v) { stmt_.bind(++bound_, v); }
+  void real(double v) { stmt_.bind(++bound_, v); }
+  void real(const std::optional<double>& v) { stmt_.bind(++bound_, v); }
+  void null() { stmt_.bind_null(++bound_); }
   // The column list and the binding code are kept in step by hand; a mismatch is our bug.
   void expect_all_bound() const {
-    if (bound_ != sqlite3_bind_parameter_count(stmt_)) {
-      throw std::logic_error(fmt::format("results store: bound {} of {} parameters", bound_, sqlite3_bind_parameter_count(stmt_)));
-    }
+    if (bound_ != stmt_.parameter_count())
+      throw std::logic_error(fmt::format("results store: bound {} of {} parameters", bound_, stmt_.parameter_count()));
   }
 
   // Reading in column order.
-  bool next_is_null() const { return sqlite3_column_type(stmt_, read_) == SQLITE_NULL; }
-  std::string read_text() {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, read_));
-    const int n = sqlite3_column_bytes(stmt_, read_++);
-    return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
-  }
-  std::int64_t read_integer() { return sqlite3_column_int64(stmt_, read_++); }
-  double read_real() {
-    if (next_is_null()) {
-      ++read_;
-      return std::numeric_limits<double>::quiet_NaN();
-    }
-    return sqlite3_column_double(stmt_, read_++);
-  }
+  bool next_is_null() const { return stmt_.is_null(read_); }
+  std::string read_text() { return std::string(stmt_.text(read_++)); }
+  std::int64_t read_integer() { return stmt_.int64(read_++); }
+  double read_real() { return stmt_.real(read_++, std::numeric_limits<double>::quiet_NaN()); }
   std::optional<double> read_optional_real() {
     if (next_is_null()) {
       ++read_;
       return std::nullopt;
     }
-    return sqlite3_column_double(stmt_, read_++);
+    return stmt_.real(read_++, 0);
   }
   void start_row() { read_ = 0; }
 
  private:
-  sqlite::database* db_;
-  sqlite3_stmt* stmt_ = nullptr;
+  sqlite::statement stmt_;
   int bound_ = 0;
   int read_ = 0;
 };

@@ -89,10 +89,10 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 // The audit of a problem from reference data already prepared (no further worker runs).
 audit_result audit_reference(const std::string& problem_id, const reference_data& ref);
 
-std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets,
+// check_outputs: send timed outputs back to be compared (the candidate's); the reference's own are not.
+std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets, bool check_outputs,
                            std::vector<std::byte>& payload);
 timing_summary parse_timing(simdjson::dom::element t);
 std::string iso_now();
-inline std::string wire_encode(const std::vector<tensor>& t, std::vector<std::byte>& p) { return wire::encode(t, p); }
 
 }  // namespace headroom::eval

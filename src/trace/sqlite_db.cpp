@@ -105,6 +105,10 @@ void statement::reset() {
 
 void statement::bind(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
 
+void statement::bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+
+int statement::parameter_count() const { return sqlite3_bind_parameter_count(stmt_); }
+
 void statement::bind(int index, std::string_view value) {
   sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
 }
@@ -118,6 +122,11 @@ bool statement::is_text(int column) const { return sqlite3_column_type(stmt_, co
 std::int64_t statement::int64(int column, std::int64_t fallback) const {
   if (is_null(column)) return fallback;
   return sqlite3_column_int64(stmt_, column);
+}
+
+double statement::real(int column, double fallback) const {
+  if (is_null(column)) return fallback;
+  return sqlite3_column_double(stmt_, column);
 }
 
 std::string_view statement::text(int column) const {

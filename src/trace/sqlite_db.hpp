@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 
 struct sqlite3;
@@ -59,20 +60,25 @@ class statement {
   void reset();
 
   void bind(int index, std::int64_t value);
+  void bind(int index, double value);  // NaN binds as NULL (SQLite has no NaN)
   void bind(int index, std::string_view value);
   void bind_null(int index);
   template <class T>
   void bind(int index, const std::optional<T>& value) {
-    if (value) {
-      bind(index, static_cast<std::int64_t>(*value));
-    } else {
+    if (!value) {
       bind_null(index);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      bind(index, static_cast<double>(*value));
+    } else {
+      bind(index, static_cast<std::int64_t>(*value));
     }
   }
+  int parameter_count() const;
 
   bool is_null(int column) const;
   bool is_text(int column) const;
   std::int64_t int64(int column, std::int64_t fallback = 0) const;
+  double real(int column, double fallback) const;
   std::string_view text(int column) const;  // valid until the next step
 
  private:
