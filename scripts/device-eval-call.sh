@@ -4,8 +4,8 @@
 #               CUDA cases), and one correct candidate evaluated REPEAT times (the spread of its speedup);
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
 #               repository) with each problem's own Model as the candidate, and audits it, within
-#               KB_SECONDS (KB_DB continues an earlier call's store).
-# Everything lands in $OUT.
+#               KB_SECONDS (KB_DIR continues an earlier call's store and audit).
+# PART="suite kb" does both in one call. Everything lands in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${PART:-suite}
@@ -19,17 +19,20 @@ fi
 echo "build done at $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 common=(--device cuda --cache /tmp/hc)
-if [[ $PART == suite ]]; then
+if [[ " $PART " == *" suite "* ]]; then
   # The GPU tests: the profiler's and gpu_eval_suite (the adversarial suite's CUDA-meaningful cases).
-  (cd build/device && timeout ${SUITE_SECONDS:-420} ctest -L gpu --output-on-failure 2>&1 | tail -60)
+  # The suite's store, cache and log stay in $OUT/suite (SUITE_DIR: an earlier call's, to continue).
+  mkdir -p "$OUT/suite"; [[ -n ${SUITE_DIR:-} ]] && cp -r "$SUITE_DIR"/. "$OUT/suite/"
+  (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite timeout ${SUITE_SECONDS:-420} ctest -L gpu --output-on-failure 2>&1 | tail -80)
   echo "gpu tests done at $(( $(date +%s) - t0 )) s"
   # One correct candidate evaluated REPEAT times: the spread of its speedup (target 0.3%).
-  timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
+  [[ ${REPEAT:-5} -gt 0 ]] && timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
   echo "repeat done at $(( $(date +%s) - t0 )) s"
-else
+fi
+if [[ " $PART " == *" kb "* ]]; then
   KB=.deps/KernelBench/level1
-  # KB_DB: the kb.sqlite of an earlier call (copied into .deps and carried) to continue from.
-  [[ -n ${KB_DB:-} ]] && for f in "$KB_DB"*; do cp "$f" "$OUT/kb.sqlite${f#$KB_DB}"; done
+  # KB_DIR: an earlier call's kb.sqlite* and kb-audit.jsonl (copied into .deps and carried) to continue from.
+  [[ -n ${KB_DIR:-} ]] && cp "$KB_DIR"/kb* "$OUT/"
   timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" \
     >"$OUT/kb.txt" 2>"$OUT/kb.err"

@@ -6,6 +6,7 @@
 import gc
 import hashlib
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -54,20 +55,28 @@ def _install_build_cache():
     if getattr(original, "_headroom_cached", False):
         return
 
-    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, *args, **kwargs):
-        key = repr((name, cpp_sources, cuda_sources, functions, args, sorted(kwargs.items(), key=lambda kv: kv[0]),
-                    torch.__version__, os.environ.get("TORCH_CUDA_ARCH_LIST", "")))
+    # Bound by the original's own signature: torch 2.x put sycl_sources after cuda_sources, so a
+    # positional forwarding of our own would hand `functions` to the wrong parameter.
+    signature = inspect.signature(original)
+
+    def load_inline(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = bound.arguments
+        name = arguments["name"]
+        key = repr((sorted(arguments.items(), key=lambda kv: kv[0]), torch.__version__,
+                    os.environ.get("TORCH_CUDA_ARCH_LIST", "")))
         digest = hashlib.sha256(key.encode()).hexdigest()
         root = os.environ.get("TORCH_EXTENSIONS_DIR", "")
         folder = os.path.join(root, name)
         stamp = os.path.join(folder, "headroom-build-stamp")
         library = os.path.join(folder, name + ".so")
-        python_module = kwargs.get("is_python_module", True)
+        python_module = arguments.get("is_python_module", True)
         if root and python_module and os.path.exists(library) and os.path.exists(stamp):
             with open(stamp) as f:
                 if f.read() == digest:
                     return ce._import_module_from_library(name, folder, True)
-        module = original(name, cpp_sources, cuda_sources, functions, *args, **kwargs)
+        module = original(*args, **kwargs)
         if root and python_module and os.path.exists(library):
             with open(stamp, "w") as f:
                 f.write(digest)

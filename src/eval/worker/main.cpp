@@ -141,6 +141,7 @@ class worker {
         return 0;
       }
       double began = host_ms();
+      failed_before_ = failed_allocations();
       try {
         handle(op, req, r.msg.payload);
         if (trace_) std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in)\n",
@@ -153,6 +154,10 @@ class worker {
         std::string kind = what.find("illegal") != std::string::npos || what.find("misaligned") != std::string::npos
                                ? "illegal_address"
                                : (what.find("out of memory") != std::string::npos ? "out_of_memory" : "");
+        if (allocation_failed()) {
+          kind = "out_of_memory";
+          what = allocation_failure_text() + "; then: " + what;
+        }
         reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
       }
     }
@@ -166,8 +171,22 @@ class worker {
     if (!write_message(out_, m)) std::_Exit(4);
   }
 
+  // A device allocation failed during this request: PyTorch's pluggable allocator hands the
+  // candidate a tensor at address 0 instead of raising, so whatever failed next (an illegal address,
+  // usually) is a consequence; the request is reported as out of memory.
+  unsigned long long failed_allocations() const { return poison_ ? poison_->failed_allocations() : 0; }
+  bool allocation_failed() const { return failed_allocations() > failed_before_; }
+  std::string allocation_failure_text() const {
+    return fmt::format("CUDA out of memory: {} device allocation(s) failed during the call",
+                       failed_allocations() - failed_before_);
+  }
+
   void reply_python_error(const char* error) {
     python_error e = take_python_error(fn("describe_exception").get());
+    if (allocation_failed()) {
+      e.kind = "out_of_memory";
+      e.message = allocation_failure_text() + "; then: " + e.message;
+    }
     reply(fmt::format(R"("ok":false,"error":"{}","kind":"{}","message":{},"traceback":{})", error, e.kind,
                       json_string(e.message), json_string(e.traceback)));
   }
@@ -402,6 +421,9 @@ class worker {
     set_poison(-1);
     if (!result) return reply_python_error("runtime_error");
     dev_->synchronize();
+    if (allocation_failed())
+      return reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"out_of_memory","message":{})",
+                               json_string(allocation_failure_text())));
     int threads_after = count_threads();
     ++calls_;
     // Threads PyTorch starts for itself appear during the first call; a thread still alive after
@@ -583,6 +605,7 @@ class worker {
   std::string nonce_;
   std::unique_ptr<device> dev_;
   std::unique_ptr<cuda_poison> poison_;
+  unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
   int calls_ = 0;

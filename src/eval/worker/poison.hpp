@@ -16,9 +16,12 @@ class cuda_poison {
   void set(int byte) const {
     if (set_) set_(byte);
   }
+  // Allocations the allocator could not serve since it was loaded (each became a null tensor).
+  unsigned long long failed_allocations() const { return failed_ ? failed_() : 0; }
 
  private:
   void (*set_)(int) = nullptr;
+  unsigned long long (*failed_)() = nullptr;
 };
 
 }  // namespace headroom::eval::worker

@@ -9,11 +9,17 @@
 
 namespace {
 std::atomic<int> poison{-1};
+std::atomic<unsigned long long> failed{0};
 }
 
 extern "C" {
 
 __attribute__((visibility("default"))) void headroom_set_poison(int byte) { poison.store(byte); }
+
+// PyTorch's pluggable allocator does not check the pointer it gets: a failed allocation becomes a
+// tensor at address 0 and, later, an illegal address. The worker reads this count around each
+// request and reports the request as out of memory when it grew.
+__attribute__((visibility("default"))) unsigned long long headroom_failed_allocations() { return failed.load(); }
 
 // The default pool returns its memory to the driver at every synchronisation (release threshold 0),
 // so every timed call after the worker's device-wide synchronisation would map fresh pages: ~0.05 ms
@@ -36,7 +42,8 @@ __attribute__((visibility("default"))) void* headroom_alloc(ssize_t size, int de
   keep_pool(device);
   void* p = nullptr;
   if (cudaMallocAsync(&p, static_cast<size_t>(size), stream) != cudaSuccess) {
-    cudaGetLastError();  // PyTorch reports the null pointer as out of memory
+    cudaGetLastError();
+    failed.fetch_add(1);
     return nullptr;
   }
   int byte = poison.load();
