@@ -33,6 +33,8 @@ if [[ " $PART " == *" kb "* ]]; then
   KB=.deps/KernelBench/level1
   # KB_DIR: an earlier call's kb.sqlite* and kb-audit.jsonl (copied into .deps and carried) to continue from.
   [[ -n ${KB_DIR:-} ]] && cp "$KB_DIR"/kb* "$OUT/"
+  # CALL_SECONDS: the call's own limit; the KernelBench run gets what is left of it (less 40 s).
+  [[ -n ${CALL_SECONDS:-} ]] && KB_SECONDS=$(( CALL_SECONDS - ($(date +%s) - t0) - 40 ))
   timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" \
     >"$OUT/kb.txt" 2>"$OUT/kb.err"
