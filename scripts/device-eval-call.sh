@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call for `headroom eval` (run through the device tool, carrying .deps):
 #   PART=suite  builds, runs the GPU tests (ctest -L gpu: the profiler's and the adversarial suite's
-#               CUDA cases), and one correct candidate evaluated REPEAT times (the spread of its speedup);
+#               CUDA cases);
+#   PART=repeat one correct candidate evaluated REPEAT times (the spread of its speedup);
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit).
@@ -18,16 +19,21 @@ if [[ ! -x $B || ! -x build/device/bin/headroom-worker ]] || [[ ${REBUILD:-1} ==
 fi
 echo "build done at $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-common=(--device cuda --cache /tmp/hc)
+common=(--device "${KB_DEVICE:-cuda}" --cache /tmp/hc)
 if [[ " $PART " == *" suite "* ]]; then
   # The GPU tests: the profiler's and gpu_eval_suite (the adversarial suite's CUDA-meaningful cases).
   # The suite's store, cache and log stay in $OUT/suite (SUITE_DIR: an earlier call's, to continue).
   mkdir -p "$OUT/suite"; [[ -n ${SUITE_DIR:-} ]] && cp -r "$SUITE_DIR"/. "$OUT/suite/"
   (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite timeout ${SUITE_SECONDS:-420} ctest -L gpu --output-on-failure 2>&1 | tail -80)
   echo "gpu tests done at $(( $(date +%s) - t0 )) s"
-  # One correct candidate evaluated REPEAT times: the spread of its speedup (target 0.3%).
-  [[ ${REPEAT:-5} -gt 0 ]] && timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
-  echo "repeat done at $(( $(date +%s) - t0 )) s"
+fi
+# PART repeat: one correct candidate evaluated REPEAT times, the spread of its speedup (target 0.3%),
+# on REPEAT_DEVICE; with PART="repeat kb" on a two-GPU machine it runs beside the KernelBench run
+# (give each its own GPU: REPEAT_DEVICE=cuda:0 KB_DEVICE=cuda:1).
+if [[ " $PART " == *" repeat "* ]]; then
+  (DEVICE=${REPEAT_DEVICE:-cuda} timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}" >"$OUT/repeat.md" 2>&1
+   echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md") &
+  [[ " $PART " == *" kb "* ]] || wait
 fi
 if [[ " $PART " == *" kb "* ]]; then
   KB=.deps/KernelBench/level1
@@ -49,4 +55,6 @@ weak = [r["problem"] for r in rows if not r["discriminating"]]
 print(f"audited {len(rows)}; zeros pass legacy 1e-2 on {len(zeros)}: {zeros}; ours fails to reject a fake on {len(weak)}: {weak}")
 PY
 fi
+wait
+[[ -f $OUT/repeat.md ]] && cat "$OUT/repeat.md"
 echo "total $(( $(date +%s) - t0 )) s"

@@ -1,7 +1,9 @@
 # The orchestration side of `headroom eval` that runs without Python: the timing statistics, the
-# worker channel, problem/candidate pairing and suite expectations.
+# worker channel, problem/candidate pairing, suite expectations and the discrimination audit.
 headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/timing_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/channel_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/audit_test.cpp)
 target_link_libraries(eval_orchestration_test PRIVATE headroom_eval)
+target_include_directories(eval_orchestration_test PRIVATE ${PROJECT_SOURCE_DIR}/src)  # eval/session.hpp

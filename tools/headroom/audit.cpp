@@ -49,7 +49,7 @@ int run_audit(audit_args& a) {
     for (const auto& f : r.fakes)
       cells += f.applicable ? fmt::format("{:<17} ", fmt::format("{}/{}/{}", mark(f.passes_ours), mark(f.passes_legacy_1e2),
                                                                  mark(f.passes_legacy_1e4)))
-                            : fmt::format("{:<17} ", "n/a");
+                            : fmt::format("{:<17} ", f.equals_reference ? "n/a (= ref)" : "n/a");
     fmt::print("{:<40} {:>6}  {}{}\n", r.problem, r.trials, cells, ok ? "yes" : "NO");
     std::fflush(stdout);
   }

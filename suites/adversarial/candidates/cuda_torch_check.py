@@ -1,6 +1,6 @@
 # A TORCH_CHECK that fails inside a CUDA extension (the wrapper insists on a 3-D input; the problem
-# passes 2-D). Normally a RuntimeError; with torch 2.11 on the H200 image the C++ exception does not
-# cross the extension boundary and the process dies with SIGSEGV, so the expected verdict is crash.
+# passes 2-D): a RuntimeError, so runtime_error (suites/adversarial/README.md says why a SIGSEGV was
+# once expected here).
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

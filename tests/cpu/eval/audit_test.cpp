@@ -1,0 +1,74 @@
+// The discrimination audit over prepared reference data: which fakes our check rejects, and a fake
+// that happens to be the right answer (the mean of a one-element loss) is not counted against it.
+#include <gtest/gtest.h>
+
+#include "eval/session.hpp"
+
+namespace headroom::eval {
+namespace {
+
+trial_data trial(std::vector<double> output, std::vector<std::int64_t> shape) {
+  trial_data t;
+  t.inputs.push_back(make_tensor(dtype::f32, {4}, {0.5, -1.0, 2.0, 3.0}));
+  t.outputs.push_back(make_tensor(dtype::f32, std::move(shape), output));
+  return t;
+}
+
+const audit_fake& fake(const audit_result& r, const std::string& name) {
+  for (const audit_fake& f : r.fakes)
+    if (f.name == name) return f;
+  throw std::runtime_error("no fake " + name);
+}
+
+TEST(Audit, RejectsEveryFakeOfAnOrdinaryOutput) {
+  reference_data ref;
+  ref.trials = {trial({1.0, -2.0, 3.5, 0.25}, {4}), trial({-0.5, 4.0, 1.5, 2.0}, {4})};
+  audit_result r = audit_reference("p", ref);
+  ASSERT_EQ(r.fakes.size(), 4u);
+  for (const audit_fake& f : r.fakes) {
+    EXPECT_TRUE(f.applicable) << f.name;
+    EXPECT_FALSE(f.passes_ours) << f.name;
+    EXPECT_FALSE(f.equals_reference) << f.name;
+  }
+  EXPECT_TRUE(r.discriminating());
+}
+
+TEST(Audit, AMeanThatIsTheAnswerIsNotAFake) {
+  // A loss: one element. Its mean is itself; zeros and the constant 1 stay fakes.
+  reference_data ref;
+  ref.trials = {trial({0.731}, {}), trial({0.694}, {})};
+  audit_result r = audit_reference("loss", ref);
+  const audit_fake& mean = fake(r, "mean");
+  EXPECT_FALSE(mean.applicable);
+  EXPECT_TRUE(mean.equals_reference);
+  EXPECT_FALSE(mean.passes_ours);
+  EXPECT_FALSE(mean.passes_legacy_1e2);
+  EXPECT_TRUE(fake(r, "zeros").applicable);
+  EXPECT_FALSE(fake(r, "zeros").passes_ours);
+  EXPECT_TRUE(fake(r, "constant").applicable);
+  EXPECT_FALSE(fake(r, "constant").passes_ours);
+  EXPECT_TRUE(r.discriminating());
+}
+
+TEST(Audit, ZerosPassingTheLegacyCheckIsReported) {
+  // Outputs near zero: allclose with atol 1e-2 takes zeros; ours does not.
+  reference_data ref;
+  ref.trials = {trial({1e-3, -2e-3, 4e-3, 5e-4}, {4})};
+  audit_result r = audit_reference("tiny", ref);
+  const audit_fake& zeros = fake(r, "zeros");
+  EXPECT_TRUE(zeros.applicable);
+  EXPECT_FALSE(zeros.passes_ours);
+  EXPECT_TRUE(zeros.passes_legacy_1e2);
+  EXPECT_FALSE(zeros.passes_legacy_1e4);
+}
+
+TEST(Audit, AnErrorAtTheReferenceIsReportedNotAudited) {
+  reference_data ref;
+  ref.error = "RuntimeError: boom";
+  audit_result r = audit_reference("broken", ref);
+  EXPECT_EQ(r.error, "RuntimeError: boom");
+  EXPECT_TRUE(r.fakes.empty());
+}
+
+}  // namespace
+}  // namespace headroom::eval
