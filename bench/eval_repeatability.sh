@@ -3,7 +3,9 @@
 # a fresh run (fresh workers, fresh reference timing). Prints each run's candidate and eager medians
 # and the speedup, then the spread of the speedup: (max - min) / median. Target (issue 4): 0.3%.
 #
-#   bench/eval_repeatability.sh [HEADROOM] [N]   (env DEVICE=cuda, PROBLEM=..., CANDIDATE=...)
+#   bench/eval_repeatability.sh [HEADROOM] [N]   (env DEVICE=cuda, PROBLEM=..., CANDIDATE=...,
+#                                                 EVAL_ARGS="--no-hold" for dispatch-included timing,
+#                                                 KEEP=DIR to keep each run's store there)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 headroom=${1:-build/device/bin/headroom}
@@ -13,17 +15,18 @@ problem=${PROBLEM:-suites/adversarial/problems/relu_gpu.py}
 candidate=${CANDIDATE:-suites/adversarial/candidates/cuda_relu.py}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "| run | candidate median ms | rel. spread | eager median ms | rel. spread | speedup |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| run | candidate median ms | rel. spread | eager median ms | rel. spread | speedup | how it was timed |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 for i in $(seq 1 "$n"); do
   "$headroom" eval "$problem" --candidates "$candidate" --device "$device" --db "$work/r$i.sqlite" \
-    --cache "$work/cache" --no-compile-baseline >/dev/null 2>"$work/err$i" || { tail -5 "$work/err$i"; exit 1; }
+    --cache "$work/cache" --no-compile-baseline ${EVAL_ARGS:-} >/dev/null 2>"$work/err$i" || { tail -5 "$work/err$i"; exit 1; }
+  [[ -n ${KEEP:-} ]] && mkdir -p "$KEEP" && cp "$work/r$i.sqlite"* "$KEEP/"
   python3 - "$work/r$i.sqlite" "$i" <<'PY'
 import sqlite3, sys
 row = sqlite3.connect(sys.argv[1]).execute(
-    "select candidate_median_ms, candidate_rel_spread, eager_median_ms, eager_rel_spread, speedup from evaluations").fetchone()
-c, cs, e, es, s = row
-print(f"| {sys.argv[2]} | {c:.4f} | {cs:.2%} | {e:.4f} | {es:.2%} | {s:.4f} |" if s else f"| {sys.argv[2]} | no speedup: {row} |")
+    "select candidate_median_ms, candidate_rel_spread, eager_median_ms, eager_rel_spread, speedup, clocks from evaluations").fetchone()
+c, cs, e, es, s, clocks = row
+print(f"| {sys.argv[2]} | {c:.4f} | {cs:.2%} | {e:.4f} | {es:.2%} | {s:.4f} | {clocks} |" if s else f"| {sys.argv[2]} | no speedup: {row} |")
 with open(sys.argv[1] + ".speedup", "w") as f:
     f.write(str(s or ""))
 PY

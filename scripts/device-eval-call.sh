@@ -31,7 +31,13 @@ fi
 # on REPEAT_DEVICE; with PART="repeat kb" on a two-GPU machine it runs beside the KernelBench run
 # (give each its own GPU: REPEAT_DEVICE=cuda:0 KB_DEVICE=cuda:1).
 if [[ " $PART " == *" repeat "* ]]; then
-  (DEVICE=${REPEAT_DEVICE:-cuda} timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}" >"$OUT/repeat.md" 2>&1
+  # REPEAT_MODES: "hold" (launches held, the default timing), "sync" (--no-hold), or both (an A/B).
+  (for mode in ${REPEAT_MODES:-hold}; do
+     echo "timing mode: $mode"
+     args=""; [[ $mode == sync ]] && args="--no-hold"
+     DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
+       timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
+   done >"$OUT/repeat.md" 2>&1
    echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md") &
   [[ " $PART " == *" kb "* ]] || wait
 fi

@@ -10,6 +10,7 @@
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/json.hpp"
+#include "phase_trace.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -71,6 +72,7 @@ void check_side_effects(judged& j, const answer& a, int trial) {
 }
 
 std::vector<tensor> outputs_of(const answer& a) {
+  phase_trace trace("decode outputs");
   std::size_t at = 0;
   return wire::decode(a.doc["outputs"].get_array().value(), a.payload, at);
 }
@@ -85,7 +87,10 @@ bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vecto
   }
   bool ok = true;
   for (std::size_t i = 0; i < ref.size(); ++i) {
-    tensor_check c = compare(ref[i], got[i]);
+    tensor_check c = [&] {
+      phase_trace trace("compare");
+      return compare(ref[i], got[i]);
+    }();
     j.e.errors.normwise_error = std::max(j.e.errors.normwise_error, c.normwise_error);
     j.e.errors.max_abs_error = std::max(j.e.errors.max_abs_error, c.max_abs_error);
     j.e.errors.mismatched = std::max(j.e.errors.mismatched, c.mismatched);
@@ -150,7 +155,10 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   for (std::size_t t = 0; t < ref.trials.size() && !j.failed(); ++t) {
     const trial_data& trial = ref.trials[t];
     std::vector<std::byte> payload;
-    std::string metas = wire::encode(trial.inputs, payload);
+    std::string metas = [&] {
+      phase_trace trace("encode inputs");
+      return wire::encode(trial.inputs, payload);
+    }();
     std::vector<tensor> runs[2];
     for (int pass = 0; pass < 2 && !j.failed(); ++pass) {
       int poison = static_cast<int>(pass == 0 ? poison_a : poison_b);
@@ -179,6 +187,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     for (std::size_t i = 0; i < std::min(runs[0].size(), runs[1].size()); ++i) {
       const tensor &x = runs[0][i], &y = runs[1][i];
       if (x.type != y.type || x.shape != y.shape || x.bytes.size() != y.bytes.size()) continue;
+      phase_trace trace("count_unwritten");
       std::int64_t n = count_unwritten(runs[0][i], poison_a, runs[1][i], poison_b);
       if (n > 0) {
         e.errors.unwritten = std::max(e.errors.unwritten, n);
@@ -201,7 +210,10 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
     std::vector<std::byte> payload;
-    std::string request = timing_request(o, ref.timing_sets, true, payload);
+    std::string request = [&] {
+      phase_trace trace("encode timing sets");
+      return timing_request(o, ref.timing_sets, true, payload);
+    }();
     answer a = s.ask(request, payload, o.run_timeout * 10);
     if (a.failure != worker_failure::none || !a.ok) {
       fail_request(j, a, "timing", s);
@@ -215,7 +227,10 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       simdjson::dom::array checked = a.doc["checked"].get_array().value();
       for (simdjson::dom::element c : checked) {
         auto set = static_cast<std::size_t>(c["set"].get_int64().value());
-        std::vector<tensor> got = wire::decode(c["outputs"].get_array().value(), a.payload, at);
+        std::vector<tensor> got = [&] {
+          phase_trace trace("decode timed outputs");
+          return wire::decode(c["outputs"].get_array().value(), a.payload, at);
+        }();
         if (set < ref.timing_sets.size())
           compare_outputs(j, ref.timing_sets[set].outputs, got, fmt::format("timed call {} (input set {})", index, set),
                           "timed_output_mismatch");
@@ -231,10 +246,24 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
         e.env.clocks += fmt::format("{}timed at sm {}-{} MHz, {} throttled sample(s) dropped",
                                     e.env.clocks.empty() ? "" : "; ", lo, hi, dropped);
       }
+      if (o.hold_launches && device.rfind("cuda", 0) == 0)
+        e.env.clocks += fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
+                                    t.held ? fmt::format("launches held (device time), host call {:.4g} ms", t.host_median_ms)
+                                           : "dispatch included (the call waits for its own stream)");
       if (sample_set::hidden_work(t))
         j.flag("other_stream_work",
-               fmt::format("device-synchronised wall clock {:.4g} ms vs {:.4g} ms on the timed stream", t.wall_median_ms,
-                           t.median_ms));
+               fmt::format("device-synchronised wall clock {:.4g} ms vs {:.4g} ms accounted for by the timed stream{}",
+                           t.wall_median_ms, t.accounted_wall_ms > 0 ? t.accounted_wall_ms : t.median_ms,
+                           t.held ? " and the host's call" : ""));
+      // A call timed with its dispatch included costs more than the same call held: a speedup across
+      // the two modes compares different things.
+      for (const auto* base : {&ref.eager, &ref.compiled})
+        if (*base && (*base)->samples > 0 && (*base)->held != t.held) {
+          j.flag("timing_modes_differ",
+                 fmt::format("the candidate was timed {} and the reference {}", t.held ? "device-only" : "with its dispatch",
+                             (*base)->held ? "device-only" : "with its dispatch"));
+          break;
+        }
       e.eager_timing = ref.eager;
       e.compiled_timing = ref.compiled;
       e.speed_of_light_ms = ref.speed_of_light_ms;

@@ -12,6 +12,8 @@
 #include <random>
 #include <string>
 
+#include "phase_trace.hpp"
+
 namespace headroom::eval {
 namespace {
 
@@ -78,6 +80,7 @@ const std::string& shm_dir() {
 // Writes `data` to a new file in shm_dir(); returns its path, or "" when that is not possible.
 std::string write_payload_file(const std::vector<std::byte>& data) {
   if (shm_dir().empty()) return "";
+  phase_trace trace("write payload file");
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
   std::string path = shm_dir() + "/headroom-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" +
@@ -97,6 +100,7 @@ std::string write_payload_file(const std::vector<std::byte>& data) {
 }
 
 bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std::uint64_t size) {
+  phase_trace trace("read payload file");
   int f = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f < 0) return false;
   unlink(path.c_str());

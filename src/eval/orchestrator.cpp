@@ -21,6 +21,7 @@
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 #include "headroom/util/sha256.hpp"
+#include "phase_trace.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -209,16 +210,19 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             e.log = cf->second.traceback;
           } else {
             if (!ref) {
+              phase_trace trace("prepare_reference");
               ref = prepare_reference(j->problem, o, device, device_ceilings);
               if (!o.audit_output.empty()) {
                 std::lock_guard lock(result_mutex);
                 std::ofstream(o.audit_output, std::ios::app) << audit_json(audit_reference(j->problem.id, *ref)) << "\n";
               }
             }
+            phase_trace trace("evaluate_candidate");
             e = evaluate_candidate(j->candidate, j->problem, *ref, o, device);
           }
           e.env.device = device;
           std::lock_guard lock(result_mutex);
+          phase_trace trace("store");
           store.put(e);
           int n = ++done;
           results.push_back(e);

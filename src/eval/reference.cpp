@@ -7,6 +7,7 @@
 
 #include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/json.hpp"
+#include "phase_trace.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -38,9 +39,13 @@ bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops
     return false;
   }
   std::size_t at = 0;
-  t.inputs = wire::decode(in.doc["tensors"].get_array().value(), in.payload, at);
   std::vector<std::byte> payload;
-  std::string metas = wire::encode(t.inputs, payload);
+  std::string metas;
+  {
+    phase_trace trace("decode and encode inputs");
+    t.inputs = wire::decode(in.doc["tensors"].get_array().value(), in.payload, at);
+    metas = wire::encode(t.inputs, payload);
+  }
   answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{})", metas, record_ops), payload,
                      o.run_timeout);
   if (out.failure != worker_failure::none || !out.ok) {
@@ -53,6 +58,7 @@ bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops
     return false;
   }
   at = 0;
+  phase_trace trace("decode outputs");
   t.outputs = wire::decode(out.doc["outputs"].get_array().value(), out.payload, at);
   if (ops) {
     simdjson::dom::array arr;
@@ -110,6 +116,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
     // A distribution outside the problem's domain (log of a negative) makes the reference itself
     // non-finite: that trial says nothing about a candidate.
+    phase_trace finite_trace("all_finite");
     if (i > 0 && !all_finite(t.outputs)) {
       ++ref.skipped_trials;
       continue;
@@ -152,7 +159,10 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
   }
   std::vector<std::byte> payload;
-  std::string request = timing_request(o, ref.timing_sets, false, payload);
+  std::string request = [&] {
+    phase_trace trace("encode timing sets");
+    return timing_request(o, ref.timing_sets, false, payload);
+  }();
   answer eager = s.ask(request, payload, o.run_timeout * 10);
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);

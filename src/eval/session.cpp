@@ -8,6 +8,7 @@
 
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
+#include "phase_trace.hpp"
 
 namespace headroom::eval {
 
@@ -62,6 +63,7 @@ static answer to_answer(worker_reply r) {
 }
 
 answer session::ask(const std::string& fields, const std::vector<std::byte>& payload, std::chrono::seconds timeout) {
+  phase_trace trace(fmt::format("request {} ({} bytes out)", fields.substr(0, fields.find(',')), payload.size()));
   return to_answer(process_->request("{" + fields + "}", payload, timeout));
 }
 
@@ -111,8 +113,9 @@ std::string timing_request(const eval_options& o, const std::vector<trial_data>&
   std::string s;
   for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire::encode(t.inputs, payload);
   return fmt::format(
-      R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{})",
-      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs);
+      R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{})",
+      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs,
+      o.hold_launches);
 }
 
 timing_summary parse_timing(simdjson::dom::element t) {
@@ -126,6 +129,9 @@ timing_summary parse_timing(simdjson::dom::element t) {
   s.rel_spread = t["rel_spread"].get_double().value();
   s.wall_median_ms = t["wall_median_ms"].get_double().value();
   s.score_ms = t["score_ms"].get_double().value();
+  if (t["host_median_ms"].get_double().get(s.host_median_ms)) s.host_median_ms = 0;
+  if (t["accounted_wall_ms"].get_double().get(s.accounted_wall_ms)) s.accounted_wall_ms = 0;
+  if (t["held"].get_bool().get(s.held)) s.held = false;
   return s;
 }
 

@@ -16,9 +16,18 @@ double median_of(std::vector<double> v) {
   return m;
 }
 
-void sample_set::add(double event_ms, double wall_ms) {
-  events_.push_back(event_ms);
-  walls_.push_back(wall_ms);
+timing_sample make_sample(double event_ms, double wall_ms, double host_ms, bool held) {
+  if (!held) return {event_ms, wall_ms, event_ms, host_ms};
+  // Held launches: the device ran the call's work after the host had dispatched all of it, so the
+  // wall clock is host time plus device time; the cost of the call is the longer of the two.
+  return {std::max(event_ms, host_ms), wall_ms, host_ms + event_ms, host_ms};
+}
+
+void sample_set::add(const timing_sample& s) {
+  events_.push_back(s.time_ms);
+  walls_.push_back(s.wall_ms);
+  accounted_.push_back(s.accounted_ms);
+  hosts_.push_back(s.host_ms);
 }
 
 double sample_set::rel_spread() const {
@@ -52,12 +61,15 @@ timing_summary sample_set::summarize(double empty_wall_ms) const {
   s.max_ms = *std::max_element(events_.begin(), events_.end());
   s.rel_spread = std::isfinite(rel_spread()) ? rel_spread() : 0;
   s.wall_median_ms = std::max(0.0, median_of(walls_) - empty_wall_ms);
+  s.host_median_ms = median_of(hosts_);
+  s.accounted_wall_ms = median_of(accounted_);
   s.score_ms = hidden_work(s) ? s.wall_median_ms : s.median_ms;
   return s;
 }
 
 bool sample_set::hidden_work(const timing_summary& s) {
-  return s.wall_median_ms > s.median_ms * (1 + hidden_work_share) + hidden_work_ms;
+  double accounted = s.accounted_wall_ms > 0 ? s.accounted_wall_ms : s.median_ms;
+  return s.wall_median_ms > accounted * (1 + hidden_work_share) + hidden_work_ms;
 }
 
 }  // namespace headroom::eval

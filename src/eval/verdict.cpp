@@ -36,7 +36,8 @@ std::optional<verdict> parse_verdict(std::string_view name) {
 bool disqualifies_speedup(std::string_view flag_code) {
   // excessive_speedup only asks a person to look; the others mean the measured time is not the
   // candidate's work (docs/eval.md, "Verdicts").
-  return flag_code == "other_stream_work" || flag_code == "below_speed_of_light" || flag_code == "torch_fallback";
+  return flag_code == "other_stream_work" || flag_code == "below_speed_of_light" || flag_code == "torch_fallback" ||
+         flag_code == "timing_modes_differ";
 }
 
 }  // namespace headroom::eval

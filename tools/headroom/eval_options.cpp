@@ -36,6 +36,9 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_flag("!--no-compile-baseline", o.compiled_baseline, "Do not time the reference under torch.compile");
   sub->add_option("--timing-sets", o.timing_sets, "Distinct input sets the timed calls cycle through (default 3)");
   sub->add_option("--warmup", o.warmup, "Untimed calls before sampling (default 3)");
+  sub->add_flag("!--no-hold", o.hold_launches,
+                "CUDA: time each call with its host dispatch included (as KernelBench does) instead of holding its "
+                "launches until it returns and timing device work only");
   sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
   sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");
   sub->add_option("--max-time", o.max_seconds, "Seconds of sampling per timing (default 10)");

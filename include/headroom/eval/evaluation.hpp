@@ -21,6 +21,10 @@ struct timing_summary {
   double rel_spread = 0;      // standard error of the median / median: what the adaptive loop drives down
   double wall_median_ms = 0;  // device-synchronised host wall clock per call, minus an empty call's
   double score_ms = 0;        // what speedups use: median_ms, or wall_median_ms when it exposes hidden work
+  // Not stored as columns (the evaluation's `clocks` text says how it was timed):
+  double host_median_ms = 0;     // the call itself on the host (its dispatch and launches)
+  double accounted_wall_ms = 0;  // the wall clock the measured work explains (hidden work is beyond it)
+  bool held = false;             // launches held behind a gate: device time, not host dispatch, was timed
 };
 
 // Where and with what the evaluation ran.

@@ -49,6 +49,9 @@ struct eval_options {
   bool baselines = true;   // time the reference eager and compiled
   bool compiled_baseline = true;
   int warmup = 3;
+  // CUDA: hold each timed call's launches behind a gate until it returns, so events measure device
+  // time and not the host's dispatch (docs/eval.md, "Timing"); false times dispatch included.
+  bool hold_launches = true;
   int min_samples = 10;
   int max_samples = 2000;
   double max_seconds = 10;

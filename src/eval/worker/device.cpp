@@ -2,11 +2,13 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -125,9 +127,32 @@ void device::flush_caches() {
   std::memset(buffer.data(), ++v, buffer.size());
 }
 
-void device::start_timer() {
+#ifdef HEADROOM_WORKER_CUDA
+// The gate a held stream waits at: 0 closed, 1 opened by the host after the call, 2 opened by the
+// timeout. The host function runs on the CUDA driver's callback thread; it calls no CUDA function.
+struct device::gate {
+  std::atomic<int> state{0};
+  double deadline_ms = 0;
+};
+
+namespace {
+void CUDART_CB wait_at_gate(void* p) {
+  auto* g = static_cast<device::gate*>(p);
+  while (g->state.load(std::memory_order_acquire) == 0) {
+    if (host_ms() > g->deadline_ms) {
+      int closed = 0;
+      g->state.compare_exchange_strong(closed, 2, std::memory_order_acq_rel);
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+}  // namespace
+#endif
+
+void device::start_timer(bool hold) {
   synchronize();
-  wall_start_ = host_ms();
+  holding_ = false;
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
     if (!start_event_) {
@@ -137,25 +162,45 @@ void device::start_timer() {
       start_event_ = a;
       stop_event_ = b;
     }
-    HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(start_event_), reinterpret_cast<cudaStream_t>(stream_)));
+    auto stream = reinterpret_cast<cudaStream_t>(stream_);
+    if (hold) {
+      if (!gate_) gate_ = new gate;
+      gate_->state.store(0, std::memory_order_release);
+      gate_->deadline_ms = host_ms() + hold_timeout_ms;
+      HEADROOM_CUDA_TRY(cudaLaunchHostFunc(stream, wait_at_gate, gate_));
+      holding_ = true;
+    }
+    HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(start_event_), stream));
   }
+#else
+  (void)hold;
 #endif
+  wall_start_ = host_ms();
+  host_call_ms_ = -1;
 }
 
+void device::call_returned() { host_call_ms_ = host_ms() - wall_start_; }
+
 device::times device::stop_timer() {
+  if (host_call_ms_ < 0) call_returned();
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
     HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(stop_event_), reinterpret_cast<cudaStream_t>(stream_)));
+    bool timed_out = false;
+    if (holding_) {
+      int closed = 0;
+      timed_out = !gate_->state.compare_exchange_strong(closed, 1, std::memory_order_acq_rel);
+    }
     // Device-wide: work the candidate left on other streams finishes before the wall clock stops.
     HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
     double wall = host_ms() - wall_start_;
     float ms = 0;
     HEADROOM_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_event_), static_cast<cudaEvent_t>(stop_event_)));
-    return {ms, wall};
+    return {ms, wall, host_call_ms_, holding_, timed_out};
   }
 #endif
   double wall = host_ms() - wall_start_;
-  return {wall, wall};
+  return {wall, wall, host_call_ms_, false, false};
 }
 
 double device::copy_bandwidth() {

@@ -28,14 +28,26 @@ class device {
   // candidate would otherwise survive), then twice the L2 written on the timed stream.
   void flush_caches();
 
-  // A timed region on the stream: start(), the call, stop() returns {event ms, wall ms}, where the
-  // wall clock runs from before start to after a device-wide synchronisation.
-  void start_timer();
+  // A timed region on the stream: start_timer(), the call, call_returned(), stop_timer(). The wall
+  // clock runs from before the call to after a device-wide synchronisation.
+  //
+  // hold (CUDA): the stream is held behind a host-side gate (a host function that waits) from
+  // before the start event until the call has returned, as nvbench's blocking kernel does, so the
+  // call's launches queue up and the events measure device time only, not the host's dispatch of
+  // `forward`. A call that waits for its own stream (a synchronisation, .item()) would wait for
+  // the gate: after `hold_timeout_ms` the gate opens by itself and the sample says so.
+  void start_timer(bool hold = false);
+  void call_returned();
   struct times {
-    double event_ms;
-    double wall_ms;
+    double event_ms;   // on the timed stream (the host clock on the CPU)
+    double wall_ms;    // start of the call to the device-wide synchronisation after it
+    double host_ms;    // the call itself on the host
+    bool held;         // the launches were held (event_ms is device time only)
+    bool hold_timed_out;
   };
   times stop_timer();
+  static constexpr double hold_timeout_ms = 500;
+  struct gate;  // defined in device.cpp
 
   // Measured copy bandwidth (bytes read + written per second); 0 on the CPU.
   double copy_bandwidth();
@@ -55,6 +67,9 @@ class device {
   void* start_event_ = nullptr;
   void* stop_event_ = nullptr;
   double wall_start_ = 0;
+  double host_call_ms_ = 0;
+  gate* gate_ = nullptr;  // created on first hold, never freed (a host function may still point at it)
+  bool holding_ = false;
   struct nvml;
   nvml* nvml_ = nullptr;  // loaded on first use, never unloaded
   nvml* open_nvml();

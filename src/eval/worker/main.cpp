@@ -492,12 +492,18 @@ class worker {
         for (void* p : v) dev_->release(p);
     };
 
+    // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
+    bool hold = false;
+    if (dev_->is_cuda() && req["hold"].get_bool().get(hold)) hold = false;
+    int hold_timeouts = 0;
+
     // The empty call: what the host path costs without any work, subtracted from the wall clock.
     py_ref noop = fn("noop");
     std::vector<double> empty;
     for (int i = 0; i < 21; ++i) {
-      dev_->start_timer();
+      dev_->start_timer(hold);
       py_ref r(PyObject_CallNoArgs(noop.get()));
+      dev_->call_returned();
       empty.push_back(dev_->stop_timer().wall_ms);
     }
     double empty_wall = median_of(empty);
@@ -515,13 +521,32 @@ class worker {
       std::vector<const void*> srcs(pristine[k].begin(), pristine[k].end());
       built_inputs in = build_inputs(sets[k], nullptr, true, &srcs);
       dev_->flush_caches();
-      dev_->start_timer();
+      dev_->start_timer(hold);
       py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
+      dev_->call_returned();
       if (!result) {
+        dev_->stop_timer();  // opens the gate
         release();
         return reply_python_error("runtime_error");
       }
       device::times t = dev_->stop_timer();
+      if (t.hold_timed_out) {
+        // The call waited for its own stream (or dispatched for longer than the gate waits): it
+        // cannot be timed with held launches. This sample is discarded; the rest are timed with
+        // the dispatch included, and the reply says so.
+        ++hold_timeouts;
+        hold = false;
+        std::vector<double> again;
+        for (int e = 0; e < 21; ++e) {
+          dev_->start_timer(false);
+          py_ref r(PyObject_CallNoArgs(noop.get()));
+          dev_->call_returned();
+          again.push_back(dev_->stop_timer().wall_ms);
+        }
+        empty_wall = median_of(again);
+        samples = sample_set{};
+        continue;
+      }
       bool warm = i < warmup;
       // nvbench's rule: a sample taken below 75% of the maximum SM clock measures the throttle,
       // not the kernel; it is dropped (and counted).
@@ -534,7 +559,7 @@ class worker {
       // many drops as kept samples (and at least 20) the samples are kept and the count says so.
       bool throttled = mhz && clock_limit && mhz < clock_limit * 3 / 4 && dropped < std::max(20, samples.size());
       if (!warm && throttled) ++dropped;
-      if (!warm && !throttled) samples.add(t.event_ms, t.wall_ms);
+      if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.held));
       // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
       // first one, then at random within the byte budget.
       bool check = false;
@@ -565,10 +590,10 @@ class worker {
     }
     release();
     timing_summary s = samples.summarize(empty_wall);
-    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"empty_wall_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{}}},"checked":[{}],"tampered":{})",
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"accounted_wall_ms":{},"held":{},"hold_timeouts":{},"empty_wall_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{}}},"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
-                      s.wall_median_ms, s.score_ms, empty_wall, clock_max ? clock_min : 0, clock_max, dropped,
-                      checked, tampered_json()),
+                      s.wall_median_ms, s.score_ms, s.host_median_ms, s.accounted_wall_ms, hold, hold_timeouts,
+                      empty_wall, clock_max ? clock_min : 0, clock_max, dropped, checked, tampered_json()),
           std::move(out_payload));
   }
 

@@ -60,6 +60,40 @@ TEST(TimingStats, HostOverheadWithinTheMarginIsNotHiddenWork) {
   EXPECT_DOUBLE_EQ(t.score_ms, t.median_ms);
 }
 
+TEST(TimingStats, HeldLaunchesCostTheLongerOfDeviceAndHostTime) {
+  // Device-bound: 0.2 ms on the device, 0.03 ms to dispatch; launch-bound: the other way round.
+  EXPECT_DOUBLE_EQ(make_sample(0.2, 0.24, 0.03, true).time_ms, 0.2);
+  EXPECT_DOUBLE_EQ(make_sample(0.01, 0.06, 0.05, true).time_ms, 0.05);
+  // Held, the wall clock is dispatch then device work: both are accounted for.
+  EXPECT_DOUBLE_EQ(make_sample(0.2, 0.24, 0.03, true).accounted_ms, 0.23);
+  // Not held, the events already include the dispatch.
+  EXPECT_DOUBLE_EQ(make_sample(0.2, 0.24, 0.03, false).time_ms, 0.2);
+  EXPECT_DOUBLE_EQ(make_sample(0.2, 0.24, 0.03, false).accounted_ms, 0.2);
+}
+
+TEST(TimingStats, HeldDispatchIsNotHiddenWorkButWorkBeyondItIs) {
+  // A held call: 0.1 ms to dispatch, then 0.2 ms on the device; the wall clock shows both.
+  sample_set legit;
+  for (int i = 0; i < 20; ++i) legit.add(make_sample(0.2, 0.305, 0.1, true));
+  timing_summary a = legit.summarize(0.005);
+  EXPECT_FALSE(sample_set::hidden_work(a));
+  EXPECT_DOUBLE_EQ(a.score_ms, 0.2);
+  EXPECT_DOUBLE_EQ(a.host_median_ms, 0.1);
+  // Work on another stream that runs on after the held stream finished: 1 ms of wall clock that
+  // neither the dispatch nor the device time explains.
+  sample_set hidden;
+  for (int i = 0; i < 20; ++i) hidden.add(make_sample(0.2, 1.305, 0.1, true));
+  timing_summary b = hidden.summarize(0.005);
+  EXPECT_TRUE(sample_set::hidden_work(b));
+  EXPECT_DOUBLE_EQ(b.score_ms, 1.3);
+  // Work hidden under a long host call (the call waits on another stream) is paid as host time.
+  sample_set waited;
+  for (int i = 0; i < 20; ++i) waited.add(make_sample(0.01, 1.02, 1.0, true));
+  timing_summary c = waited.summarize(0.005);
+  EXPECT_FALSE(sample_set::hidden_work(c));
+  EXPECT_DOUBLE_EQ(c.score_ms, 1.0);
+}
+
 TEST(TimingStats, MedianOfEvenCountIsTheMiddlePair) {
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
   EXPECT_DOUBLE_EQ(median_of({5}), 5);

@@ -26,6 +26,7 @@ TEST(Verdict, OnlyMeasurementFlagsDisqualifyASpeedup) {
   EXPECT_TRUE(disqualifies_speedup("other_stream_work"));
   EXPECT_TRUE(disqualifies_speedup("below_speed_of_light"));
   EXPECT_TRUE(disqualifies_speedup("torch_fallback"));
+  EXPECT_TRUE(disqualifies_speedup("timing_modes_differ"));  // held vs dispatch-included times
   EXPECT_FALSE(disqualifies_speedup("excessive_speedup"));  // informative: a person should look
   EXPECT_FALSE(disqualifies_speedup("mismatch"));
 }
