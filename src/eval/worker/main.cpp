@@ -499,14 +499,17 @@ class worker {
 
     // The empty call: what the host path costs without any work, subtracted from the wall clock.
     py_ref noop = fn("noop");
-    std::vector<double> empty;
-    for (int i = 0; i < 21; ++i) {
-      dev_->start_timer(hold);
-      py_ref r(PyObject_CallNoArgs(noop.get()));
-      dev_->call_returned();
-      empty.push_back(dev_->stop_timer().wall_ms);
-    }
-    double empty_wall = median_of(empty);
+    auto empty_call_wall = [&](bool held) {
+      std::vector<double> empty;
+      for (int i = 0; i < 21; ++i) {
+        dev_->start_timer(held);
+        py_ref r(PyObject_CallNoArgs(noop.get()));
+        dev_->call_returned();
+        empty.push_back(dev_->stop_timer().wall_ms);
+      }
+      return median_of(empty);
+    };
+    double empty_wall = empty_call_wall(hold);
 
     std::mt19937_64 rng(std::random_device{}());
     sample_set samples;
@@ -536,14 +539,7 @@ class worker {
         // the dispatch included, and the reply says so.
         ++hold_timeouts;
         hold = false;
-        std::vector<double> again;
-        for (int e = 0; e < 21; ++e) {
-          dev_->start_timer(false);
-          py_ref r(PyObject_CallNoArgs(noop.get()));
-          dev_->call_returned();
-          again.push_back(dev_->stop_timer().wall_ms);
-        }
-        empty_wall = median_of(again);
+        empty_wall = empty_call_wall(false);
         samples = sample_set{};
         continue;
       }
