@@ -46,6 +46,16 @@ std::string memset_name(std::uint16_t memory_kind) {
   return fmt::format("Memset ({})", lookup(memory_kind_names, memory_kind));
 }
 
+std::optional<trace::sync_kind> to_sync_kind(CUpti_ActivitySynchronizationType type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return trace::sync_kind::event_synchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return trace::sync_kind::stream_wait_event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return trace::sync_kind::stream_synchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return trace::sync_kind::context_synchronize;
+    default: return std::nullopt;
+  }
+}
+
 std::string_view without_version_suffix(std::string_view name) {
   // Runtime callbacks carry the CUDA version that introduced them ("_v7000", "_v11060"). Short
   // suffixes ("cuMemcpyHtoD_v2") are part of real driver symbol names and stay.
@@ -82,6 +92,9 @@ void activity_converter::convert(const CUpti_Activity& record) noexcept {
       case CUPTI_ACTIVITY_KIND_MARKER_DATA: return;  // colour and category of a marker: not kept
       case CUPTI_ACTIVITY_KIND_OVERHEAD: overhead(reinterpret_cast<const overhead_record&>(record)); return;
       case CUPTI_ACTIVITY_KIND_DEVICE: device(reinterpret_cast<const device_record&>(record)); return;
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        synchronization(reinterpret_cast<const sync_record&>(record));
+        return;
       default: unconverted(record.kind, "not converted by this build"); return;
     }
   } catch (...) {
@@ -126,6 +139,7 @@ trace::string_id activity_converter::kernel_name(const char* name) {
 }
 
 void activity_converter::kernel(const kernel_record& r) {
+  learn_context(r.contextId, r.deviceId);
   if (untimed(r.start, r.end)) return;
   trace::activity a = placed(r, trace::activity_kind::kernel);
   a.name = kernel_name(r.name);
@@ -146,6 +160,7 @@ void activity_converter::kernel(const kernel_record& r) {
 
 template <class Record>
 void activity_converter::any_copy(const Record& r) {
+  learn_context(r.contextId, r.deviceId);
   if (untimed(r.start, r.end)) return;
   trace::activity a = placed(r, trace::activity_kind::memcpy);
   a.copy = to_copy_kind(r.copyKind);
@@ -159,6 +174,7 @@ void activity_converter::copy(const memcpy_record& r) { any_copy(r); }
 void activity_converter::peer_copy(const peer_copy_record& r) { any_copy(r); }
 
 void activity_converter::memset(const memset_record& r) {
+  learn_context(r.contextId, r.deviceId);
   if (untimed(r.start, r.end)) return;
   trace::activity a = placed(r, trace::activity_kind::memset);
   a.bytes = r.bytes;
@@ -252,6 +268,56 @@ void activity_converter::device(const device_record& r) {
   ++counts_.devices;
 }
 
+void activity_converter::synchronization(const sync_record& r) {
+  const auto kind = to_sync_kind(r.type);
+  if (!kind) {
+    unconverted(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronisation records of unknown type are not converted");
+    return;
+  }
+  if (untimed(r.start, r.end)) return;
+  trace::synchronization y;
+  y.kind = *kind;
+  y.start = static_cast<trace::time_ns>(r.start);
+  y.end = static_cast<trace::time_ns>(r.end);
+  y.correlation = r.correlationId;
+  y.context = r.contextId;
+  // CUPTI marks the fields a type does not have (no stream for cuCtxSynchronize, no event for
+  // cuStreamSynchronize) with CUPTI_SYNCHRONIZATION_INVALID_VALUE.
+  if (r.streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) y.stream = static_cast<std::int32_t>(r.streamId);
+  if (r.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) y.event = r.cudaEventId;
+  write_synchronization(y, r.contextId);
+}
+
+void activity_converter::write_synchronization(trace::synchronization y, std::uint32_t context) {
+  // Bounded so a context that never runs anything cannot grow the host process's memory.
+  constexpr std::size_t max_waiting = 1u << 16;
+  if (const auto it = context_devices_.find(context); it != context_devices_.end()) {
+    y.device = it->second;
+  } else if (waiting_for_context_.size() < max_waiting) {
+    waiting_for_context_.emplace_back(y, context);
+    return;
+  }
+  out_.add(y);
+  ++counts_.synchronizations;
+}
+
+void activity_converter::learn_context(std::uint32_t context, std::uint32_t device) {
+  // Called for every device record: the common case (a context already known) allocates nothing.
+  if (!context_devices_.try_emplace(context, static_cast<std::int16_t>(device)).second) return;
+  if (waiting_for_context_.empty()) return;
+  std::vector<std::pair<trace::synchronization, std::uint32_t>> still_waiting;
+  for (auto& [y, c] : waiting_for_context_) {
+    if (c == context) {
+      y.device = static_cast<std::int16_t>(device);
+      out_.add(y);
+      ++counts_.synchronizations;
+    } else {
+      still_waiting.emplace_back(y, c);
+    }
+  }
+  waiting_for_context_ = std::move(still_waiting);
+}
+
 void activity_converter::unconverted(CUpti_ActivityKind kind, std::string_view why) {
   ++counts_.unconverted;
   out_.add_counter(trace::event_counter::unconverted_records, 1);
@@ -266,6 +332,12 @@ void activity_converter::add_dropped(std::uint64_t records) noexcept {
 }
 
 void activity_converter::finish() noexcept {
+  // Synchronisations on a context nothing ran on: kept, on an unknown device.
+  for (const auto& [y, context] : waiting_for_context_) {
+    out_.add(y);
+    ++counts_.synchronizations;
+  }
+  waiting_for_context_.clear();
   if (!open_ranges_.empty()) {
     try {
       out_.add_warning(fmt::format("{} NVTX range(s) still open when profiling stopped were skipped", open_ranges_.size()));

@@ -10,10 +10,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "headroom/trace/event_stream.hpp"
 #include "headroom/trace/model.hpp"
@@ -29,6 +32,7 @@ using api_record = CUpti_ActivityAPI;             // RUNTIME, DRIVER
 using marker_record = CUpti_ActivityMarker2;      // MARKER (NVTX)
 using overhead_record = CUpti_ActivityOverhead3;  // OVERHEAD
 using device_record = CUpti_ActivityDevice5;      // DEVICE
+using sync_record = CUpti_ActivitySynchronization2;  // SYNCHRONIZATION (version 1 deprecated in 12.8)
 
 // The name of an API callback; the live session wraps cuptiGetCallbackName. Empty when unknown.
 using callback_name_fn = std::function<std::string_view(CUpti_CallbackDomain, CUpti_CallbackId)>;
@@ -41,6 +45,9 @@ trace::copy_kind to_copy_kind(std::uint8_t cupti_copy_kind);
 std::string copy_name(std::uint8_t cupti_copy_kind, std::uint8_t src_memory_kind, std::uint8_t dst_memory_kind);
 std::string memset_name(std::uint16_t memory_kind);
 
+// CUPTI's synchronisation type as ours; nothing for CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN.
+std::optional<trace::sync_kind> to_sync_kind(CUpti_ActivitySynchronizationType type);
+
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the spelling other traces use for the call.
 std::string_view without_version_suffix(std::string_view callback_name);
 
@@ -51,6 +58,7 @@ struct conversion_counts {
   std::uint64_t memsets = 0;
   std::uint64_t api_calls = 0;
   std::uint64_t ranges = 0;  // NVTX ranges and marks
+  std::uint64_t synchronizations = 0;
   std::uint64_t devices = 0;
   std::uint64_t overhead_records = 0;
   std::uint64_t untimed = 0;       // activities CUPTI could not time, skipped
@@ -84,6 +92,9 @@ class activity_converter {
   void marker(const marker_record& r);
   void overhead(const overhead_record& r);
   void device(const device_record& r);
+  void synchronization(const sync_record& r);
+  void learn_context(std::uint32_t context, std::uint32_t device);
+  void write_synchronization(trace::synchronization y, std::uint32_t context);
   void unconverted(CUpti_ActivityKind kind, std::string_view why);
   bool untimed(std::uint64_t start, std::uint64_t end);
   trace::string_id api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
@@ -101,6 +112,11 @@ class activity_converter {
   kernel_name_cache kernel_names_;
   std::unordered_map<std::uint32_t, open_range> open_ranges_;       // NVTX marker id -> its start
   std::unordered_set<std::uint32_t> unconverted_kinds_;             // warned about once each
+  // Synchronisation records carry a context, not a device; device records (kernels, copies,
+  // memsets) teach which device a context is on. A synchronisation whose context has not been
+  // seen yet waits here (buffers complete in any order) until it is, or until finish().
+  std::unordered_map<std::uint32_t, std::int16_t> context_devices_;
+  std::vector<std::pair<trace::synchronization, std::uint32_t>> waiting_for_context_;
   conversion_counts counts_;
 };
 

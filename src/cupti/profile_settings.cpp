@@ -13,7 +13,7 @@
 namespace headroom::cupti {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, profile_kind>, 7> kind_names = {{
+constexpr std::array<std::pair<std::string_view, profile_kind>, 8> kind_names = {{
     {"kernel", profile_kind::kernel},
     {"memcpy", profile_kind::memcpy},
     {"memset", profile_kind::memset},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<std::string_view, profile_kind>, 7> kind_names = 
     {"driver", profile_kind::driver},
     {"nvtx", profile_kind::nvtx},
     {"overhead", profile_kind::overhead},
+    {"sync", profile_kind::sync},
 }};
 
 // Flush periods outside this range either spin the flush thread or leave a quiet process's records
@@ -67,7 +68,7 @@ std::uint32_t parse_profile_kinds(std::string_view list, std::vector<std::string
     const auto* known = std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.first == item; });
     if (known == kind_names.end()) {
       problems.push_back(fmt::format("HEADROOM_PROFILE_KINDS: unknown kind '{}' ignored (known: kernel, memcpy, "
-                                     "memset, runtime, driver, nvtx, overhead)", item));
+                                     "memset, runtime, driver, nvtx, overhead, sync)", item));
       continue;
     }
     kinds |= static_cast<std::uint32_t>(known->second);
@@ -135,6 +136,7 @@ std::vector<CUpti_ActivityKind> activity_kinds(std::uint32_t kinds) {
   if (has(kinds, profile_kind::driver)) out.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
   if (has(kinds, profile_kind::nvtx)) out.push_back(CUPTI_ACTIVITY_KIND_MARKER);
   if (has(kinds, profile_kind::overhead)) out.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+  if (has(kinds, profile_kind::sync)) out.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   return out;
 }
 

@@ -25,8 +25,9 @@ enum class profile_kind : std::uint32_t {
   driver = 1u << 4,
   nvtx = 1u << 5,
   overhead = 1u << 6,
+  sync = 1u << 7,
 };
-inline constexpr std::uint32_t all_profile_kinds = (1u << 7) - 1;
+inline constexpr std::uint32_t all_profile_kinds = (1u << 8) - 1;
 
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile

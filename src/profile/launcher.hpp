@@ -30,7 +30,7 @@ std::filesystem::path find_inject_library();
 // $CUDA_HOME/lib64, /usr/local/cuda/lib64, /usr/local/cuda/targets/x86_64-linux/lib.
 std::optional<std::filesystem::path> find_cupti_library();
 
-// Checks a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead; throws input_error.
+// Checks a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync; throws input_error.
 void check_kinds(const std::string& kinds);
 
 struct merged_streams {

@@ -71,13 +71,14 @@ std::optional<std::filesystem::path> find_cupti_library() {
 }
 
 void check_kinds(const std::string& kinds) {
-  static constexpr std::string_view known[] = {"all", "kernel", "memcpy", "memset", "runtime", "driver", "nvtx", "overhead"};
+  static constexpr std::string_view known[] = {"all",    "kernel", "memcpy",   "memset", "runtime",
+                                               "driver", "nvtx",   "overhead", "sync"};
   std::istringstream in(kinds);
   std::string k;
   while (std::getline(in, k, ',')) {
     if (std::find(std::begin(known), std::end(known), k) == std::end(known)) {
       throw input_error(fmt::format("--kinds: unknown kind '{}' (known: all, kernel, memcpy, memset, runtime, driver, "
-                                    "nvtx, overhead)", k));
+                                    "nvtx, overhead, sync)", k));
     }
   }
 }

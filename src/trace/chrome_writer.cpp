@@ -55,6 +55,7 @@ class chrome_writer {
     for (std::size_t i = 0; i < t_.activities.size(); ++i) write_activity(i);
     for (const auto& c : t_.api_calls) write_api_call(c);
     for (const auto& r : t_.ranges) write_range(r);
+    for (const auto& y : t_.synchronizations) write_synchronization(y);
     buf_ += "\n]}\n";
     flush(true);
   }
@@ -145,9 +146,14 @@ class chrome_writer {
 
   void event_head(std::string_view ph, std::string_view cat, string_id name, std::int64_t pid, std::int64_t tid,
                   time_ns start) {
+    event_head(ph, cat, t_.strings[name], pid, tid, start);
+  }
+
+  void event_head(std::string_view ph, std::string_view cat, std::string_view name, std::int64_t pid,
+                  std::int64_t tid, time_ns start) {
     begin_event();
     buf_ += fmt::format("{{\"ph\":\"{}\",\"cat\":\"{}\",\"name\":", ph, cat);
-    util::append_json_string(buf_, t_.strings[name]);
+    util::append_json_string(buf_, name);
     buf_ += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
     append_us(buf_, start);
   }
@@ -214,6 +220,16 @@ class chrome_writer {
         buf_ += "}";
         break;
     }
+    flush(false);
+  }
+
+  // On the host thread that waited, named and categorised as torch.profiler names its cuda_sync events.
+  void write_synchronization(const synchronization& y) {
+    static constexpr std::string_view names[] = {"Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
+    event_head("X", "cuda_sync", names[static_cast<std::size_t>(y.kind)], host_pid(y.process), y.thread, y.start);
+    duration(y.start, y.end);
+    buf_ += fmt::format(",\"args\":{{\"correlation\":{},\"device\":{},\"stream\":{},\"event\":{}}}}}",
+                        y.correlation, y.device, y.stream, y.event);
     flush(false);
   }
 

@@ -36,12 +36,16 @@ enum record_kind : std::uint8_t {
   rec_device = 6,
   rec_warning = 7,
   rec_counter = 8,
+  rec_synchronization = 9,  // added in version 1 after the others: older readers skip it as unknown
 };
 // The stream stores the model's enum values; these are the codes docs/event-stream.md promises.
 static_assert(static_cast<int>(activity_kind::memset) == 2 && static_cast<int>(copy_kind::host_to_device) == 1 &&
               static_cast<int>(copy_kind::peer_to_peer) == 4 && static_cast<int>(copy_kind::other) == 6 &&
               static_cast<int>(api_kind::driver) == 1 && static_cast<int>(range_kind::nvtx) == 2 &&
-              static_cast<int>(range_kind::mark) == 3,
+              static_cast<int>(range_kind::mark) == 3 && static_cast<int>(sync_kind::event_synchronize) == 0 &&
+              static_cast<int>(sync_kind::stream_wait_event) == 1 &&
+              static_cast<int>(sync_kind::stream_synchronize) == 2 &&
+              static_cast<int>(sync_kind::context_synchronize) == 3,
               "the model's enums moved: map them explicitly and keep the stream's codes");
 constexpr std::size_t activity_body = 48;
 constexpr std::size_t geometry_body = 36;
@@ -49,6 +53,7 @@ constexpr std::size_t api_call_body = 40;
 constexpr std::size_t range_body = 28;
 constexpr std::size_t device_body = 28;
 constexpr std::size_t counter_body = 12;
+constexpr std::size_t synchronization_body = 48;
 
 // Little-endian by shifts, so the layout is the same on any host; compilers make these plain moves.
 template <typename T>
@@ -257,6 +262,23 @@ bool event_stream_writer::add(const range& r) noexcept {
   p = put<std::uint32_t>(p, r.thread);
   p = put<std::int16_t>(p, r.device);
   p = put<std::uint8_t>(p, static_cast<std::uint8_t>(r.kind));
+  put<std::uint8_t>(p, 0);
+  return end_record_locked();
+}
+
+bool event_stream_writer::add(const synchronization& y) noexcept {
+  std::lock_guard lock(mutex_);
+  char* p = reserve_locked(rec_synchronization, synchronization_body);
+  if (!p) return false;
+  p = put<std::int64_t>(p, y.start);
+  p = put<std::int64_t>(p, y.end);
+  p = put<std::uint64_t>(p, y.correlation);
+  p = put<std::int64_t>(p, y.event);
+  p = put<std::uint32_t>(p, y.context);
+  p = put<std::uint32_t>(p, y.thread);
+  p = put<std::int32_t>(p, y.stream);
+  p = put<std::int16_t>(p, y.device);
+  p = put<std::uint8_t>(p, static_cast<std::uint8_t>(y.kind));
   put<std::uint8_t>(p, 0);
   return end_record_locked();
 }
@@ -622,6 +644,30 @@ class stream_reader {
         t_.ranges.push_back(r);
         return;
       }
+      case rec_synchronization: {
+        if (!fits(size, synchronization_body, "synchronization")) return;
+        synchronization y;
+        y.start = get<std::int64_t>(b);
+        y.end = get<std::int64_t>(b + 8);
+        y.correlation = get<std::uint64_t>(b + 16);
+        y.event = get<std::int64_t>(b + 24);
+        y.context = get<std::uint32_t>(b + 32);
+        y.thread = get<std::uint32_t>(b + 36);
+        y.stream = get<std::int32_t>(b + 40);
+        y.device = get<std::int16_t>(b + 44);
+        const auto k = get<std::uint8_t>(b + 46);
+        if (k > static_cast<std::uint8_t>(sync_kind::context_synchronize)) {
+          t_.warn("a synchronization of an unknown kind was skipped");
+          return;
+        }
+        y.kind = static_cast<sync_kind>(k);
+        if (y.end < y.start) {
+          t_.warn("a synchronization ends before it starts; its end was set to its start");
+          y.end = y.start;
+        }
+        t_.synchronizations.push_back(y);
+        return;
+      }
       case rec_device: {
         if (!fits(size, device_body, "device")) return;
         device_info d;
@@ -676,6 +722,7 @@ class stream_reader {
         if (std::binary_search(launched.begin(), launched.end(), l.correlation)) t_.launches.push_back(l);
       }
     }
+    threads_of_synchronizations();
     t_.dropped_records = counters_.dropped_records;
     if (counters_.untimed_records) {
       add_warning(fmt::format("{} activities without timestamps (the profiler could not collect them) were skipped",
@@ -688,6 +735,23 @@ class stream_reader {
     if (unknown_records_) {
       add_warning(fmt::format("{} records of kinds this build does not know (written by a newer headroom?) were skipped",
                               unknown_records_), 1);
+    }
+  }
+
+  // CUPTI's synchronisation records name no thread; the API call with the same correlation id does.
+  // Without api calls kept, the thread stays unknown (0).
+  void threads_of_synchronizations() {
+    if (t_.synchronizations.empty() || t_.api_calls.empty()) return;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> calls;  // correlation, thread
+    calls.reserve(t_.api_calls.size());
+    for (const auto& c : t_.api_calls) {
+      if (c.correlation != 0) calls.emplace_back(c.correlation, c.thread);
+    }
+    std::sort(calls.begin(), calls.end());
+    for (auto& y : t_.synchronizations) {
+      if (y.thread != 0 || y.correlation == 0) continue;
+      const auto it = std::lower_bound(calls.begin(), calls.end(), std::pair{y.correlation, std::uint32_t{0}});
+      if (it != calls.end() && it->first == y.correlation) y.thread = it->second;
     }
   }
 

@@ -72,6 +72,11 @@ void append(trace& into, trace&& from) {
     r.process = rebase(r.process);
     into.ranges.push_back(r);
   }
+  into.synchronizations.reserve(into.synchronizations.size() + from.synchronizations.size());
+  for (auto y : from.synchronizations) {
+    y.process = rebase(y.process);
+    into.synchronizations.push_back(y);
+  }
   for (auto d : from.devices) {
     d.process = rebase(d.process);
     into.devices.push_back(std::move(d));
@@ -118,6 +123,16 @@ std::string_view to_string(range_kind k) {
     case range_kind::gpu_annotation: return "gpu_annotation";
     case range_kind::nvtx: return "nvtx";
     case range_kind::mark: return "mark";
+  }
+  return "?";
+}
+
+std::string_view to_string(sync_kind k) {
+  switch (k) {
+    case sync_kind::event_synchronize: return "event_synchronize";
+    case sync_kind::stream_wait_event: return "stream_wait_event";
+    case sync_kind::stream_synchronize: return "stream_synchronize";
+    case sync_kind::context_synchronize: return "context_synchronize";
   }
   return "?";
 }

@@ -20,7 +20,17 @@ namespace {
 // edited once released, and a store newer than this build is refused with a request to upgrade.
 using migration = std::function<void(sqlite::database&)>;
 const std::vector<migration>& migrations() {
-  static const std::vector<migration> steps = {};  // v1 is the first version: nothing to migrate yet
+  static const std::vector<migration> steps = {
+      // v1 -> v2: synchronisation records (a v1 store has none).
+      [](sqlite::database& db) {
+        db.exec(
+            "CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, "
+            "process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, "
+            "context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL);"
+            "CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);"
+            "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
+      },
+  };
   return steps;
 }
 
@@ -74,6 +84,7 @@ class store_reader {
     read_activities();
     read_api_calls();
     read_ranges();
+    read_synchronizations();
     read_warnings();
     return std::move(t_);
   }
@@ -217,6 +228,28 @@ class store_reader {
       r.name = name(s.int64(5));
       r.kind = parse(path_, "range kind", s.text(6), kinds);
       t_.ranges.push_back(r);
+    }
+  }
+
+  void read_synchronizations() {
+    static constexpr sync_kind kinds[] = {sync_kind::event_synchronize, sync_kind::stream_wait_event,
+                                          sync_kind::stream_synchronize, sync_kind::context_synchronize};
+    auto s = db_.prepare(
+        "SELECT start, end, process, thread, device, stream, context, event, correlation, kind FROM synchronizations "
+        "ORDER BY id");
+    while (s.step()) {
+      synchronization y;
+      y.start = s.int64(0);
+      y.end = s.int64(1);
+      y.process = process(s.int64(2));
+      y.thread = static_cast<std::uint32_t>(s.int64(3));
+      y.device = static_cast<std::int16_t>(s.int64(4));
+      y.stream = static_cast<std::int32_t>(s.int64(5));
+      y.context = static_cast<std::uint32_t>(s.int64(6));
+      y.event = s.int64(7);
+      y.correlation = static_cast<std::uint64_t>(s.int64(8));
+      y.kind = parse(path_, "synchronization kind", s.text(9), kinds);
+      t_.synchronizations.push_back(y);
     }
   }
 

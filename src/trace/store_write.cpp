@@ -25,6 +25,7 @@ CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGE
 CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL);
+CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL);
 )sql";
 
 // Built after the rows are in: one sort per index instead of a b-tree update per row.
@@ -33,6 +34,7 @@ CREATE INDEX kernels_correlation ON kernels (process, correlation);
 CREATE INDEX copies_correlation ON copies (process, correlation);
 CREATE INDEX memsets_correlation ON memsets (process, correlation);
 CREATE INDEX api_calls_correlation ON api_calls (process, correlation);
+CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);
 )sql";
 
 std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
@@ -155,6 +157,24 @@ void insert_rest(sqlite::database& db, const trace& t) {
     ranges.bind(7, static_cast<std::int64_t>(r.name));
     ranges.bind(8, to_string(r.kind));
     ranges.step();
+  }
+
+  auto syncs = db.prepare("INSERT INTO synchronizations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  for (std::size_t i = 0; i < t.synchronizations.size(); ++i) {
+    const auto& y = t.synchronizations[i];
+    syncs.reset();
+    syncs.bind(1, static_cast<std::int64_t>(i));
+    syncs.bind(2, y.start);
+    syncs.bind(3, y.end);
+    syncs.bind(4, static_cast<std::int64_t>(y.process));
+    syncs.bind(5, static_cast<std::int64_t>(y.thread));
+    syncs.bind(6, static_cast<std::int64_t>(y.device));
+    syncs.bind(7, static_cast<std::int64_t>(y.stream));
+    syncs.bind(8, static_cast<std::int64_t>(y.context));
+    syncs.bind(9, y.event);
+    syncs.bind(10, as_int(y.correlation));
+    syncs.bind(11, to_string(y.kind));
+    syncs.step();
   }
 
   auto warnings = db.prepare("INSERT INTO warnings VALUES (?1, ?2, ?3)");

@@ -42,8 +42,8 @@ int run_import(const import_args& args) {
   }
   fmt::print("wrote {} (trace store v{}) from {} file{}\n", args.output.string(), trace::store_schema_version,
              args.traces.size(), args.traces.size() == 1 ? "" : "s");
-  fmt::print("  {} kernels, {} copies, {} memsets, {} API calls, {} ranges\n", kernels, copies, memsets,
-             merged.api_calls.size(), merged.ranges.size());
+  fmt::print("  {} kernels, {} copies, {} memsets, {} API calls, {} ranges, {} synchronizations\n", kernels, copies,
+             memsets, merged.api_calls.size(), merged.ranges.size(), merged.synchronizations.size());
   fmt::print("  {} processes, {} devices, {} distinct names\n", merged.processes.size(), merged.devices.size(),
              merged.strings.size() - 1);
   if (merged.dropped_records > 0) fmt::print("  the profiler dropped {} records\n", merged.dropped_records);

@@ -19,13 +19,15 @@ const command_registration registration{command{
           "Runs CMD with the headroom CUPTI injection library loaded into every CUDA process it starts\n"
           "(no change to the program: the CUDA driver loads the library), then merges what each process\n"
           "recorded into one trace store that 'headroom analyze' reads. Records kernels, copies, memsets,\n"
-          "CUDA runtime and driver calls (launches with correlation ids), NVTX ranges and marks.\n"
+          "CUDA runtime and driver calls (launches with correlation ids), NVTX ranges and marks, and\n"
+          "synchronisations (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize,\n"
+          "cudaStreamWaitEvent).\n"
           "Child processes (torchrun ranks, multiprocessing workers) each add a process to the store.\n"
           "The exit status is CMD's (128+N when it died of signal N; 127 when it could not be run).\n"
           "SIGINT, SIGTERM and SIGHUP sent to headroom are passed on to CMD's process group.");
       sub->add_option("-o,--output", args->output, "Trace store to write (default headroom-YYYYmmdd-HHMMSS.sqlite)");
       sub->add_option("--kinds", args->kinds,
-                      "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead (default all)");
+                      "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync (default all)");
       sub->add_flag("--no-nvtx", *no_nvtx, "Do not route NVTX ranges to the profiler (NVTX_INJECTION64_PATH is left unset)");
       sub->add_flag("--keep-streams", args->keep_streams,
                     "Keep the per-process event streams (FILE.streams.XXXXXX/<pid>.hrs) after merging");

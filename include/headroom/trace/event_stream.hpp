@@ -67,6 +67,7 @@ class event_stream_writer {
   bool add(const activity& a, const launch_geometry& g) noexcept;  // a kernel with its launch
   bool add(const api_call& c) noexcept;
   bool add(const range& r) noexcept;
+  bool add(const synchronization& y) noexcept;
   bool add(const device_info& d) noexcept;  // d.name is text; interned here
   bool add_warning(std::string_view what, std::uint64_t count = 1) noexcept;
   bool add_counter(event_counter which, std::uint64_t delta) noexcept;

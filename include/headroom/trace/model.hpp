@@ -103,6 +103,28 @@ struct launch_call {
   std::uint16_t process = 0;
 };
 
+enum class sync_kind : std::uint8_t {
+  event_synchronize,    // cudaEventSynchronize: the host waits for an event
+  stream_wait_event,    // cudaStreamWaitEvent: a stream waits for an event; the host does not wait
+  stream_synchronize,   // cudaStreamSynchronize: the host waits for a stream
+  context_synchronize,  // cudaDeviceSynchronize, cuCtxSynchronize: the host waits for the device
+};
+
+// A CUDA synchronisation: where the host waited for the GPU, or where one stream waits for work
+// another stream recorded in an event. What trace replay needs to keep the order the program had.
+struct synchronization {
+  time_ns start = 0;
+  time_ns end = 0;
+  std::uint64_t correlation = 0;  // links to the api_call that synchronised; 0 when unknown
+  std::int64_t event = -1;        // CUDA event id (event synchronize, stream wait event); -1 when none
+  std::uint32_t context = 0;      // CUDA context id; 0 when unknown
+  std::uint32_t thread = 0;       // host thread of the call; 0 when unknown
+  std::int32_t stream = -1;       // stream synchronised or made to wait; -1 when none
+  std::int16_t device = -1;
+  std::uint16_t process = 0;
+  sync_kind kind = sync_kind::context_synchronize;
+};
+
 enum class range_kind : std::uint8_t {
   cpu_annotation,  // record_function / user annotations on a host thread (ProfilerStep#N lives here)
   gpu_annotation,  // the same annotation projected on a device's timeline (Kineto gpu_user_annotation)
@@ -152,6 +174,7 @@ struct trace {
   std::vector<api_call> api_calls;
   std::vector<launch_call> launches;      // empty unless read_options::launch_calls (see launch_call)
   std::vector<range> ranges;
+  std::vector<synchronization> synchronizations;
   std::vector<device_info> devices;
   std::vector<process_info> processes;
   std::vector<reader_warning> warnings;
@@ -169,6 +192,7 @@ void append(trace& into, trace&& from);
 std::string_view to_string(activity_kind k);
 std::string_view to_string(copy_kind k);
 std::string_view to_string(range_kind k);
+std::string_view to_string(sync_kind k);
 std::string_view to_string(source_format f);
 
 }  // namespace headroom::trace

@@ -524,6 +524,117 @@ TEST_F(converted, overhead_records_and_dropped_counts_reach_the_trace) {
   EXPECT_TRUE(t.activities.empty());
 }
 
+sync_record a_sync(CUpti_ActivitySynchronizationType type, std::uint64_t start, std::uint64_t end,
+                   std::uint32_t correlation, std::uint32_t context) {
+  sync_record y;
+  std::memset(&y, 0, sizeof y);
+  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  y.type = type;
+  y.start = start;
+  y.end = end;
+  y.correlationId = correlation;
+  y.contextId = context;
+  y.streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  y.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  y.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  return y;
+}
+
+TEST_F(converted, synchronisation_records_keep_kind_timing_stream_event_and_the_device_of_their_context) {
+  auto k = a_kernel("void at::native::vectorized_elementwise_kernel<4>(...)", 1000, 2000, 40);
+  k.contextId = 1;
+  k.deviceId = 2;
+  k.streamId = 7;
+  convert(k);
+
+  auto wait = a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 2100, 2150, 41, 1);
+  wait.streamId = 13;  // stream 13 waits for event 3, recorded on stream 7
+  wait.cudaEventId = 3;
+  wait.cudaEventSyncId = 900;
+  convert(wait);
+  auto event = a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 2200, 2900, 42, 1);
+  event.cudaEventId = 3;
+  convert(event);
+  auto stream = a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 3000, 3500, 43, 1);
+  stream.streamId = 7;
+  convert(stream);
+  convert(a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 4000, 6000, 44, 1));
+
+  api_record call;  // cudaDeviceSynchronize, the runtime call behind the last record
+  std::memset(&call, 0, sizeof call);
+  call.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  call.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020;
+  call.start = 3990;
+  call.end = 6010;
+  call.threadId = 9001;
+  call.correlationId = 44;
+  callback_names_[{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020}] =
+      "cudaDeviceSynchronize_v3020";
+  convert(call);
+
+  const auto t = read();
+  EXPECT_EQ(converter_->counts().synchronizations, 4u);
+  ASSERT_EQ(t.synchronizations.size(), 4u);
+  const auto& w = t.synchronizations[0];
+  EXPECT_EQ(w.kind, trace::sync_kind::stream_wait_event);
+  EXPECT_EQ(w.start, 2100);
+  EXPECT_EQ(w.end, 2150);
+  EXPECT_EQ(w.correlation, 41u);
+  EXPECT_EQ(w.stream, 13);
+  EXPECT_EQ(w.event, 3);
+  EXPECT_EQ(w.context, 1u);
+  EXPECT_EQ(w.device, 2);  // learnt from the kernel on context 1
+  const auto& e = t.synchronizations[1];
+  EXPECT_EQ(e.kind, trace::sync_kind::event_synchronize);
+  EXPECT_EQ(e.event, 3);
+  EXPECT_EQ(e.stream, -1);  // CUPTI_SYNCHRONIZATION_INVALID_VALUE: not a field of this type
+  const auto& s = t.synchronizations[2];
+  EXPECT_EQ(s.kind, trace::sync_kind::stream_synchronize);
+  EXPECT_EQ(s.stream, 7);
+  EXPECT_EQ(s.event, -1);
+  const auto& d = t.synchronizations[3];
+  EXPECT_EQ(d.kind, trace::sync_kind::context_synchronize);
+  EXPECT_EQ(d.end - d.start, 2000);
+  EXPECT_EQ(d.stream, -1);
+  EXPECT_EQ(d.event, -1);
+  EXPECT_EQ(d.device, 2);
+  EXPECT_EQ(d.thread, 9001u);  // CUPTI's record names no thread; its runtime call does
+}
+
+TEST_F(converted, a_synchronisation_seen_before_any_work_on_its_context_waits_for_the_device) {
+  // cudaDeviceSynchronize right after start-up: its record can complete before any kernel's.
+  convert(a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 100, 200, 1, 5));
+  convert(a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 300, 400, 2, 9));  // nothing ever runs on 9
+  EXPECT_EQ(converter_->counts().synchronizations, 0u);
+  memcpy_record c;
+  std::memset(&c, 0, sizeof c);
+  c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+  c.start = 500;
+  c.end = 600;
+  c.contextId = 5;
+  c.deviceId = 3;
+  convert(c);
+  EXPECT_EQ(converter_->counts().synchronizations, 1u);
+
+  const auto t = read();  // finish() writes what still waits, on an unknown device
+  ASSERT_EQ(t.synchronizations.size(), 2u);
+  EXPECT_EQ(t.synchronizations[0].context, 5u);
+  EXPECT_EQ(t.synchronizations[0].device, 3);
+  EXPECT_EQ(t.synchronizations[1].context, 9u);
+  EXPECT_EQ(t.synchronizations[1].device, -1);
+}
+
+TEST_F(converted, untimed_and_unknown_type_synchronisations_are_counted_not_recorded) {
+  convert(a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 0, 0, 1, 1));
+  convert(a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN, 100, 200, 2, 1));
+  const auto t = read();
+  EXPECT_TRUE(t.synchronizations.empty());
+  EXPECT_EQ(counters_.untimed_records, 1u);
+  EXPECT_EQ(counters_.unconverted_records, 1u);
+  EXPECT_TRUE(mentions(t, "unknown type"));
+}
+
 TEST_F(converted, a_device_record_describes_the_gpu) {
   device_record d;
   std::memset(&d, 0, sizeof d);

@@ -33,7 +33,8 @@ TEST(profile_settings, defaults_record_every_kind_with_concurrent_kernels_never_
   const auto kinds = activity_kinds(s.kinds);
   for (auto k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
                  CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-                 CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_DEVICE}) {
+                 CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                 CUPTI_ACTIVITY_KIND_DEVICE}) {
     EXPECT_TRUE(enables(kinds, k)) << "kind " << k;
   }
   EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_KERNEL));
@@ -51,6 +52,14 @@ TEST(profile_settings, kinds_list_selects_only_the_named_groups_plus_device_prop
   EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_MEMCPY));
   EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_MARKER));
   EXPECT_EQ(kinds.size(), 3u);
+}
+
+TEST(profile_settings, sync_records_cuda_synchronisation_and_can_be_left_out) {
+  auto kinds = activity_kinds(from({{"HEADROOM_PROFILE_KINDS", "sync"}}).kinds);
+  EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+  EXPECT_EQ(kinds.size(), 2u);  // with DEVICE
+  kinds = activity_kinds(from({{"HEADROOM_PROFILE_KINDS", "kernel,memcpy,memset,runtime,driver,nvtx,overhead"}}).kinds);
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
 }
 
 TEST(profile_settings, unknown_kind_is_reported_and_the_rest_kept) {

@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
         first_frame_end = std::filesystem::file_size(path);
       }
     }
+    // cudaStreamSynchronize on the kernels' stream once they are launched.
+    const time_ns end = 2'000'000 + kernels * 100'000;
+    w.add(synchronization{.start = end, .end = end + 50'000, .correlation = std::uint64_t(kernels + 1), .context = 1,
+                          .thread = 1, .stream = 7, .device = static_cast<std::int16_t>(rank),
+                          .kind = sync_kind::stream_synchronize});
     w.add_counter(event_counter::overhead_records, 2);
     w.add_counter(event_counter::dropped_records, 1);
   }

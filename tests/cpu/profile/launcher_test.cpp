@@ -100,6 +100,11 @@ TEST_F(Launcher, StreamsOfTwoProcessesBecomeOneStore) {
   EXPECT_NE(t.processes[0].pid, t.processes[1].pid);
   EXPECT_EQ(t.activities.size(), 5u);
   EXPECT_EQ(t.api_calls.size(), 5u);
+  ASSERT_EQ(t.synchronizations.size(), 2u);  // one cudaStreamSynchronize each, kept with its process
+  for (const auto& y : t.synchronizations) {
+    EXPECT_EQ(y.kind, trace::sync_kind::stream_synchronize);
+    EXPECT_EQ(y.device, t.processes[y.process].rank);
+  }
   EXPECT_EQ(t.dropped_records, 2u);
   EXPECT_EQ(streams_folders(), 0u);
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "headroom/trace/chrome_writer.hpp"
 
@@ -145,6 +146,33 @@ TEST(ChromeWriter, OutputParsesAndCarriesEveryEvent) {
   EXPECT_TRUE(process_names.contains("python3 pid 4343 rank 1"));
   EXPECT_TRUE(thread_names.contains("stream 7"));
   EXPECT_TRUE(thread_names.contains("stream 13"));
+}
+
+TEST(ChromeWriter, SynchronizationsAreSlicesOnTheHostThreadThatWaited) {
+  trace t = sample_trace();
+  // cudaStreamSynchronize(7) on thread 4250 of process 0, after the kernels it waits for.
+  t.synchronizations.push_back({1712195495505592000, 1712195495505599500, 105, -1, 1, 4250, 7, 0, 0,
+                                sync_kind::stream_synchronize});
+  t.synchronizations.push_back({1712195495505599600, 1712195495505599900, 106, 3, 1, 4251, 13, 0, 0,
+                                sync_kind::stream_wait_event});
+  std::ostringstream out;
+  write_chrome_trace(t, out, {});
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(out.str()).get(root), simdjson::SUCCESS);
+  std::vector<std::string> seen;
+  for (simdjson::dom::object e : root["traceEvents"].get_array()) {
+    if (e["ph"].get_string().value() == "M" || e["cat"].get_string().value() != "cuda_sync") continue;
+    EXPECT_EQ(e["pid"].get_int64().value(), 1);  // process 0's host track
+    seen.push_back(std::string(e["name"].get_string().value()) + " tid " + std::to_string(e["tid"].get_int64().value()) +
+                   " stream " + std::to_string(e["args"]["stream"].get_int64().value()) + " event " +
+                   std::to_string(e["args"]["event"].get_int64().value()));
+    if (e["args"]["correlation"].get_uint64().value() == 105) {
+      EXPECT_NEAR(e["dur"].get_double().value(), 7.5, 1e-9);
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"Stream Sync tid 4250 stream 7 event -1",
+                                            "Stream Wait Event tid 4251 stream 13 event 3"}));
 }
 
 TEST(ChromeWriter, TimestampsKeepNanosecondsAtEpochScale) {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -279,6 +280,130 @@ TEST(event_stream, every_record_kind_reads_back_as_written) {
   EXPECT_EQ(t.warnings[0].count, 2u);
   EXPECT_TRUE(mentions(t, "without timestamps"));
   EXPECT_TRUE(mentions(t, "does not convert"));
+}
+
+TEST(event_stream, synchronizations_read_back_with_the_thread_of_the_call_that_waited) {
+  const auto path = temp_dir() / "events.hrs";
+  {
+    event_stream_writer w(path, header());
+    // cudaStreamWaitEvent(stream 14, event 5), then cudaEventSynchronize(5), cudaStreamSynchronize(13)
+    // and cudaDeviceSynchronize, as CUPTI reports them: no thread, the call's correlation id.
+    synchronization wait;
+    wait.kind = sync_kind::stream_wait_event;
+    wait.start = 2'000'000'000;
+    wait.end = 2'000'000'800;
+    wait.correlation = 0x1'0000'0040ULL;
+    wait.event = 5;
+    wait.context = 1;
+    wait.stream = 14;
+    wait.device = 1;
+    EXPECT_TRUE(w.add(wait));
+    synchronization event = wait;
+    event.kind = sync_kind::event_synchronize;
+    event.correlation = 0x41;
+    event.stream = -1;
+    EXPECT_TRUE(w.add(event));
+    synchronization stream;
+    stream.kind = sync_kind::stream_synchronize;
+    stream.start = 2'000'001'000;
+    stream.end = 2'000'090'000;
+    stream.correlation = 0x42;
+    stream.stream = 13;
+    stream.thread = 777;  // a writer that knows the thread keeps it
+    EXPECT_TRUE(w.add(stream));
+    synchronization device;
+    device.start = 2'000'100'000;
+    device.end = 2'000'200'000;
+    device.correlation = 0x99;  // no API call recorded with it
+    EXPECT_TRUE(w.add(device));
+
+    for (std::uint64_t correlation : {0x1'0000'0040ULL, 0x41ULL, 0x42ULL}) {
+      api_call c;
+      c.start = 1'999'999'000;
+      c.end = 2'000'300'000;
+      c.correlation = correlation;
+      c.thread = 31337;
+      c.name = w.intern("cudaStreamSynchronize");
+      w.add(c);
+    }
+  }
+  const trace t = read_event_stream(path);
+  ASSERT_EQ(t.synchronizations.size(), 4u);
+  const auto& wait = t.synchronizations[0];
+  EXPECT_EQ(wait.kind, sync_kind::stream_wait_event);
+  EXPECT_EQ(wait.start, 2'000'000'000);
+  EXPECT_EQ(wait.end, 2'000'000'800);
+  EXPECT_EQ(wait.correlation, 0x1'0000'0040ULL);
+  EXPECT_EQ(wait.event, 5);
+  EXPECT_EQ(wait.context, 1u);
+  EXPECT_EQ(wait.stream, 14);
+  EXPECT_EQ(wait.device, 1);
+  EXPECT_EQ(wait.process, 0);
+  EXPECT_EQ(wait.thread, 31337u);  // from the API call with the same correlation id
+  EXPECT_EQ(t.synchronizations[1].kind, sync_kind::event_synchronize);
+  EXPECT_EQ(t.synchronizations[1].stream, -1);
+  EXPECT_EQ(t.synchronizations[1].thread, 31337u);
+  EXPECT_EQ(t.synchronizations[2].kind, sync_kind::stream_synchronize);
+  EXPECT_EQ(t.synchronizations[2].event, -1);
+  EXPECT_EQ(t.synchronizations[2].thread, 777u);
+  const auto& device = t.synchronizations[3];
+  EXPECT_EQ(device.kind, sync_kind::context_synchronize);
+  EXPECT_EQ(device.end - device.start, 100'000);
+  EXPECT_EQ(device.thread, 0u);  // unknown, not guessed
+  EXPECT_EQ(device.device, -1);
+  EXPECT_TRUE(t.warnings.empty());
+}
+
+// A frame of hand-made records appended to a stream, as a newer (or damaged) writer might leave it.
+void append_frame(const fs::path& path, const std::string& payload) {
+  auto le32 = [](std::uint32_t v) {
+    std::string b(4, '\0');
+    for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    return b;
+  };
+  const std::string length = le32(static_cast<std::uint32_t>(payload.size()));
+  uLong crc = crc32(0L, Z_NULL, 0);
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(length.data()), 4);
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+  std::ofstream(path, std::ios::binary | std::ios::app) << "HRF1" << length << le32(static_cast<std::uint32_t>(crc))
+                                                        << payload;
+}
+
+std::string record(std::uint8_t kind, const std::string& body) {
+  const std::uint32_t tag = kind | static_cast<std::uint32_t>(body.size() << 8);
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((tag >> (8 * i)) & 0xff);
+  return out + body;
+}
+
+TEST(event_stream, unknown_record_kinds_are_skipped_and_longer_synchronization_bodies_read_to_their_layout) {
+  const auto path = temp_dir() / "events.hrs";
+  {
+    event_stream_writer w(path, header());
+    add_kernel(w, "before", 1000, 1);
+  }
+  // The synchronisation record as a later writer might extend it: 48 bytes of layout, 8 bytes more.
+  std::string sync(56, '\0');
+  sync[0] = 0x10;                // start 16
+  sync[8] = 0x20;                // end 32
+  sync[16] = 0x07;               // correlation 7
+  sync.replace(24, 8, std::string(8, '\xff'));  // event -1
+  sync[40] = 0x03;               // stream 3
+  sync[44] = 0x00;               // device 0
+  sync[46] = 2;                  // stream synchronize
+  sync[50] = 0x5a;               // a field this build does not know
+  append_frame(path, record(200, "future") + record(201, "") + record(9, sync) + record(9, sync.substr(0, 40)));
+  const trace t = read_event_stream(path);
+  EXPECT_EQ(kernel_names(t), std::vector<std::string>{"before"});
+  ASSERT_EQ(t.synchronizations.size(), 1u);
+  EXPECT_EQ(t.synchronizations[0].kind, sync_kind::stream_synchronize);
+  EXPECT_EQ(t.synchronizations[0].start, 16);
+  EXPECT_EQ(t.synchronizations[0].end, 32);
+  EXPECT_EQ(t.synchronizations[0].correlation, 7u);
+  EXPECT_EQ(t.synchronizations[0].event, -1);
+  EXPECT_EQ(t.synchronizations[0].stream, 3);
+  EXPECT_TRUE(mentions(t, "a synchronization record is shorter than its layout"));
+  EXPECT_TRUE(mentions(t, "2 records of kinds this build does not know"));
 }
 
 TEST(event_stream, read_options_leave_out_what_analysis_does_not_need) {

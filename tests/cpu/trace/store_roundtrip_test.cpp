@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
+#include "headroom/trace/reader.hpp"
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 
@@ -122,6 +124,17 @@ trace full_trace() {
   t.ranges.push_back({100, 900, t.strings.intern("forward"), 4250, 1, -1, range_kind::nvtx});
   t.ranges.push_back({500, 500, t.strings.intern("loss ready \"quoted\" ünïcode"), 4250, 1, -1, range_kind::mark});
 
+  // One of each kind, as a training step synchronises: a side stream waits for the main stream's
+  // event, the host waits for the event, for a stream, then for the whole device.
+  t.synchronizations.push_back({1712195495505600000, 1712195495505600900, 135080, 12, 1, 1102, 13, 0, 0,
+                                sync_kind::stream_wait_event});
+  t.synchronizations.push_back({1712195495505601000, 1712195495505650000, 135081, 12, 1, 1102, -1, 0, 0,
+                                sync_kind::event_synchronize});
+  t.synchronizations.push_back({1712195495505651000, 1712195495505700000, 135082, -1, 1, 1102, 7, 0, 0,
+                                sync_kind::stream_synchronize});
+  t.synchronizations.push_back({1712195495505701000, 1712195495505800000, 1474, -1, 2, 1103, -1, 1, 1,
+                                sync_kind::context_synchronize});
+
   t.warn("an activity ends before it starts; its end was set to its start");
   t.warn("an activity ends before it starts; its end was set to its start");
   t.warn("unknown event category \"foo\"");
@@ -183,6 +196,20 @@ void expect_same(const trace& a, const trace& b) {
     EXPECT_EQ(x.process, y.process);
     EXPECT_EQ(x.device, y.device);
     EXPECT_EQ(x.kind, y.kind);
+  }
+  ASSERT_EQ(a.synchronizations.size(), b.synchronizations.size());
+  for (std::size_t i = 0; i < a.synchronizations.size(); ++i) {
+    const auto &x = a.synchronizations[i], &y = b.synchronizations[i];
+    EXPECT_EQ(x.start, y.start) << i;
+    EXPECT_EQ(x.end, y.end) << i;
+    EXPECT_EQ(x.correlation, y.correlation) << i;
+    EXPECT_EQ(x.event, y.event) << i;
+    EXPECT_EQ(x.context, y.context) << i;
+    EXPECT_EQ(x.thread, y.thread) << i;
+    EXPECT_EQ(x.stream, y.stream) << i;
+    EXPECT_EQ(x.device, y.device) << i;
+    EXPECT_EQ(x.process, y.process) << i;
+    EXPECT_EQ(x.kind, y.kind) << i;
   }
   ASSERT_EQ(a.devices.size(), b.devices.size());
   for (std::size_t i = 0; i < a.devices.size(); ++i) {
@@ -246,6 +273,75 @@ TEST(TraceStore, ReplacesAnExistingFileAndLeavesNoTemporary) {
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u);
+}
+
+TEST(TraceStore, SynchronizationsAreRowsAQueryCanReadWithoutALookupTable) {
+  const auto path = temp_dir() / "trace.sqlite";
+  write_store(full_trace(), path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT kind, end - start, stream, event FROM synchronizations ORDER BY id", -1, &s,
+                               nullptr), SQLITE_OK);
+  std::string rows;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    rows += std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) + " " +
+            std::to_string(sqlite3_column_int64(s, 1)) + " " + std::to_string(sqlite3_column_int64(s, 2)) + " " +
+            std::to_string(sqlite3_column_int64(s, 3)) + "\n";
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  EXPECT_EQ(rows,
+            "stream_wait_event 900 13 12\n"
+            "event_synchronize 49000 -1 12\n"
+            "stream_synchronize 49000 7 -1\n"
+            "context_synchronize 99000 -1 -1\n");
+}
+
+// tests/data/trace_store_v1.sql is a store headroom 0.1.0 wrote (schema v1, no synchronizations).
+fs::path version1_store(const fs::path& dir) {
+  std::ifstream in(HEADROOM_TEST_DATA_DIR "/trace_store_v1.sql");
+  std::string sql((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_FALSE(sql.empty());
+  const auto path = dir / "v1.sqlite";
+  exec(path, sql);
+  return path;
+}
+
+TEST(TraceStore, AVersion1StoreIsMigratedOnReadAndTheFileIsLeftAsItWas) {
+  const auto path = version1_store(temp_dir());
+  const trace back = read_store(path);
+  EXPECT_EQ(back.activities.size(), 4u);
+  EXPECT_EQ(back.api_calls.size(), 15u);
+  EXPECT_EQ(back.ranges.size(), 10u);
+  EXPECT_EQ(back.devices.size(), 8u);
+  EXPECT_TRUE(back.synchronizations.empty());  // v1 had no way to hold them
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT (SELECT value FROM headroom_meta WHERE key = 'schema_version'), "
+                               "(SELECT count(*) FROM sqlite_master WHERE name = 'synchronizations')",
+                               -1, &s, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "1");
+  EXPECT_EQ(sqlite3_column_int(s, 1), 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
+TEST(TraceStore, AVersion1StoreReadsAsItsSourceTraceDoesToday) {
+  const fs::path source = HEADROOM_FIXTURES_DIR "/kineto-hta/execution_trace_benchmark_simple_add_trace.json.gz";
+  if (!fs::exists(source)) GTEST_SKIP() << "fixture not present: " << source;
+  const auto dir = temp_dir();
+  const trace migrated = read_store(version1_store(dir));
+  read_options o;
+  o.launch_geometry = true;
+  expect_same(read_trace(source, o), migrated);
+  // Rewritten, it is a current store and reads back the same.
+  write_store(migrated, dir / "v2.sqlite");
+  expect_same(migrated, read_store(dir / "v2.sqlite"));
 }
 
 TEST(TraceStore, WritingIntoAMissingFolderIsAnInputError) {

@@ -20,6 +20,7 @@ index copies_correlation: CREATE INDEX copies_correlation ON copies (process, co
 index kernels_correlation: CREATE INDEX kernels_correlation ON kernels (process, correlation)
 index memsets_correlation: CREATE INDEX memsets_correlation ON memsets (process, correlation)
 index sqlite_autoindex_headroom_meta_1: 
+index synchronizations_correlation: CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation)
 table api_calls: CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL)
 table copies: CREATE TABLE copies (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL, copy_kind TEXT NOT NULL)
 table devices: CREATE TABLE devices (process INTEGER NOT NULL, device INTEGER NOT NULL, name TEXT NOT NULL, compute_major INTEGER NOT NULL, compute_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL, memory_bytes INTEGER NOT NULL)
@@ -29,6 +30,7 @@ table memsets: CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT N
 table processes: CREATE TABLE processes (id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, name TEXT NOT NULL, rank INTEGER NOT NULL, host TEXT NOT NULL)
 table ranges: CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL)
 table strings: CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL)
+table synchronizations: CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL)
 table warnings: CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL)
 )sql";
 
@@ -70,8 +72,8 @@ TEST(TraceStoreSchema, MatchesTheDocumentedVersion) {
   t.platform = "cuda";
   write_store(t, path);
   EXPECT_EQ(schema_of(path), expected_schema);
-  EXPECT_EQ(store_schema_version, 1);
-  EXPECT_EQ(meta_value(path, "schema_version"), "1");
+  EXPECT_EQ(store_schema_version, 2);
+  EXPECT_EQ(meta_value(path, "schema_version"), "2");
   EXPECT_EQ(meta_value(path, "source_format"), "nsys-sqlite");
   EXPECT_EQ(meta_value(path, "platform"), "cuda");
   EXPECT_EQ(meta_value(path, "dropped_records"), "0");
