@@ -95,6 +95,14 @@ int main(int argc, char** argv) {
   CHECK(cudaGraphLaunch(exec, b));
   CHECK(cudaGraphLaunch(exec, b));
   CHECK(cudaStreamSynchronize(b));
+
+  // Synchronisation records: stream b is made to wait for an event recorded on stream a, and the
+  // host waits for that event.
+  cudaEvent_t ready;
+  CHECK(cudaEventCreate(&ready));
+  CHECK(cudaEventRecord(ready, a));
+  CHECK(cudaStreamWaitEvent(b, ready, 0));
+  CHECK(cudaEventSynchronize(ready));
   nvtxRangePop();  // outer
 
   CHECK(cudaMemcpy(host.data(), counters, 3 * sizeof(int), cudaMemcpyDeviceToHost));

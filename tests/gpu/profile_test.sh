@@ -66,6 +66,19 @@ if mode == "normal":
                           JOIN api_calls c ON c.process = k.process AND c.correlation = k.correlation
                           WHERE s.value LIKE '%headroom_test_graph_kernel%'""")[0][0]
     check(graph_launches == 2, "graph kernels matched to 2 graph launch calls", graph_launches)
+    # CUDA synchronisation records (kind `sync`): the program's cudaDeviceSynchronize, its stream
+    # synchronisations of a and b, b waiting for an event recorded on a, and the host waiting for it.
+    syncs = q("SELECT kind, stream, event, device, correlation FROM synchronizations")
+    check(any(s[0] == "context_synchronize" for s in syncs), "a context synchronisation (cudaDeviceSynchronize)", syncs[:4])
+    synced = {s[1] for s in syncs if s[0] == "stream_synchronize"}
+    check(sa <= synced and sb <= synced, "stream synchronisations of streams a and b", f"{sorted(synced)} vs a {sa}, b {sb}")
+    waits = [s for s in syncs if s[0] == "stream_wait_event"]
+    check(any(s[1] in sb and s[2] >= 0 for s in waits), "stream b waits for an event", waits[:4])
+    check(any(s[0] == "event_synchronize" and s[2] >= 0 for s in syncs), "the host waits for an event", syncs[:6])
+    check(bool(syncs) and all(s[3] >= 0 for s in syncs), "every synchronisation on a known device", [s[3] for s in syncs][:8])
+    joined = q("""SELECT count(*) FROM synchronizations y JOIN api_calls c
+                  ON c.process = y.process AND c.correlation = y.correlation""")[0][0]
+    check(joined == len(syncs), "every synchronisation joins its API call by correlation id", f"{joined} of {len(syncs)}")
 dev = q("SELECT name, compute_major FROM devices")
 check(len(dev) >= 1, "device described", dev)
 print("dropped records:", q("SELECT value FROM headroom_meta WHERE key = 'dropped_records'"))
