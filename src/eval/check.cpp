@@ -1,12 +1,16 @@
 #include "headroom/eval/check.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "eval/parallel.hpp"
 #include "eval/tensor_access.hpp"
 #include "headroom/util/error.hpp"
 
@@ -80,30 +84,43 @@ bool needs_rescaling(double sum_of_squares, double max_abs) {
   return !std::isfinite(sum_of_squares) || max_abs > 1e150 || (max_abs > 0 && max_abs < 1e-150);
 }
 
-template <dtype T>
-void compare_floating(const tensor& reference, const tensor& candidate, const thresholds& limits, tensor_check& out,
-                      std::vector<mismatch_example>& tolerance_examples,
-                      std::vector<mismatch_example>& nonfinite_examples) {
-  const std::byte* r_bytes = reference.bytes.data();
-  const std::byte* c_bytes = candidate.bytes.data();
-  const std::size_t n = std::size_t(out.elements);
+// Appends `from` to `to` up to max_examples: chunks are taken in index order, so `to` keeps the
+// earliest examples of all chunks.
+void take_examples(std::vector<mismatch_example>& to, const std::vector<mismatch_example>& from) {
+  for (const mismatch_example& e : from) note(to, std::size_t(e.index), e.expected, e.got);
+}
 
-  // Pass 1: sums of squares (reference over its finite elements, difference over elements finite
-  // in both) and the non-finite pattern. A non-finite reference element must be matched by the
-  // same class in the candidate and is left out of the norms.
-  compensated_sum r_squares;
-  compensated_sum d_squares;
+bool by_index(const mismatch_example& a, const mismatch_example& b) { return a.index < b.index; }
+
+// What the first pass found in one chunk of elements; the sums are compensated over its blocks.
+struct norms_partial {
+  double r_squares = 0;
+  double d_squares = 0;
   double max_r = 0;
   double max_d = 0;
   std::int64_t finite_reference = 0;
-  for (std::size_t start = 0; start < n; start += block_size) {
-    const std::size_t end = std::min(n, start + block_size);
+  std::int64_t nonfinite = 0;         // non-finite in the candidate where the reference is finite
+  std::int64_t class_mismatches = 0;  // non-finite reference matched by another class
+  std::vector<mismatch_example> class_examples;
+  std::vector<mismatch_example> nonfinite_examples;
+};
+
+// Pass 1 over [begin, end): sums of squares (reference over its finite elements, difference over
+// elements finite in both) and the non-finite pattern. A non-finite reference element must be
+// matched by the same class in the candidate and is left out of the norms.
+template <dtype T>
+norms_partial norms_of_chunk(const std::byte* r_bytes, const std::byte* c_bytes, std::size_t begin, std::size_t end) {
+  norms_partial p;
+  compensated_sum r_squares;
+  compensated_sum d_squares;
+  for (std::size_t start = begin; start < end; start += block_size) {
+    const std::size_t stop = std::min(end, start + block_size);
     // Fast path: four independent chains and no branch (a single running sum is bound by the
     // latency of the add). Any Inf or NaN, or a float64 square that overflows, makes the block's
     // sums non-finite; such a block is redone element by element below.
     double r_lanes[4] = {}, d_lanes[4] = {}, max_r_lanes[4] = {}, max_d_lanes[4] = {};
     std::size_t i = start;
-    for (; i + 4 <= end; i += 4) {
+    for (; i + 4 <= stop; i += 4) {
       for (std::size_t lane = 0; lane < 4; ++lane) {
         const double r = detail::load<T>(r_bytes, i + lane);
         const double d = detail::load<T>(c_bytes, i + lane) - r;
@@ -113,7 +130,7 @@ void compare_floating(const tensor& reference, const tensor& candidate, const th
         max_d_lanes[lane] = std::max(max_d_lanes[lane], std::abs(d));
       }
     }
-    for (; i < end; ++i) {
+    for (; i < stop; ++i) {
       const double r = detail::load<T>(r_bytes, i);
       const double d = detail::load<T>(c_bytes, i) - r;
       r_lanes[0] += r * r;
@@ -123,39 +140,79 @@ void compare_floating(const tensor& reference, const tensor& candidate, const th
     }
     double r_partial = (r_lanes[0] + r_lanes[1]) + (r_lanes[2] + r_lanes[3]);
     double d_partial = (d_lanes[0] + d_lanes[1]) + (d_lanes[2] + d_lanes[3]);
-    std::size_t block_finite = end - start;
+    std::size_t block_finite = stop - start;
     if (std::isfinite(r_partial) && std::isfinite(d_partial)) [[likely]] {
-      max_r = std::max({max_r, max_r_lanes[0], max_r_lanes[1], max_r_lanes[2], max_r_lanes[3]});
-      max_d = std::max({max_d, max_d_lanes[0], max_d_lanes[1], max_d_lanes[2], max_d_lanes[3]});
+      p.max_r = std::max({p.max_r, max_r_lanes[0], max_r_lanes[1], max_r_lanes[2], max_r_lanes[3]});
+      p.max_d = std::max({p.max_d, max_d_lanes[0], max_d_lanes[1], max_d_lanes[2], max_d_lanes[3]});
     } else {
       r_partial = 0;
       d_partial = 0;
       block_finite = 0;
-      for (std::size_t k = start; k < end; ++k) {
+      for (std::size_t k = start; k < stop; ++k) {
         const double r = detail::load<T>(r_bytes, k);
         const double c = detail::load<T>(c_bytes, k);
         if (std::isfinite(r) && std::isfinite(c)) {
           const double d = c - r;
           r_partial += r * r;
           d_partial += d * d;
-          max_r = std::max(max_r, std::abs(r));
-          max_d = std::max(max_d, std::abs(d));
+          p.max_r = std::max(p.max_r, std::abs(r));
+          p.max_d = std::max(p.max_d, std::abs(d));
           ++block_finite;
         } else if (std::isfinite(r)) {  // NaN or Inf where the reference is finite
           r_partial += r * r;
-          max_r = std::max(max_r, std::abs(r));
+          p.max_r = std::max(p.max_r, std::abs(r));
           ++block_finite;
-          ++out.nonfinite;
-          note(nonfinite_examples, k, r, c);
+          ++p.nonfinite;
+          note(p.nonfinite_examples, k, r, c);
         } else if (classify(r) != classify(c)) {
-          ++out.mismatched;
-          note(tolerance_examples, k, r, c);
+          ++p.class_mismatches;
+          note(p.class_examples, k, r, c);
         }
       }
     }
     r_squares.add(r_partial);
     d_squares.add(d_partial);
-    finite_reference += std::int64_t(block_finite);
+    p.finite_reference += std::int64_t(block_finite);
+  }
+  p.r_squares = r_squares.value();
+  p.d_squares = d_squares.value();
+  return p;
+}
+
+// Elements outside the per-element tolerance in one chunk, once rms(r) is known.
+struct tolerance_partial {
+  std::int64_t outside = 0;
+  std::vector<mismatch_example> examples;
+};
+
+template <dtype T>
+void compare_floating(const tensor& reference, const tensor& candidate, const thresholds& limits, unsigned threads,
+                      tensor_check& out, std::vector<mismatch_example>& tolerance_examples,
+                      std::vector<mismatch_example>& nonfinite_examples) {
+  const std::byte* r_bytes = reference.bytes.data();
+  const std::byte* c_bytes = candidate.bytes.data();
+  const std::size_t n = std::size_t(out.elements);
+
+  std::vector<norms_partial> norms(detail::chunk_count(n));
+  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+    norms[chunk] = norms_of_chunk<T>(r_bytes, c_bytes, begin, end);
+  });
+  compensated_sum r_squares;
+  compensated_sum d_squares;
+  double max_r = 0;
+  double max_d = 0;
+  std::int64_t finite_reference = 0;
+  std::vector<mismatch_example> class_examples;
+  for (const norms_partial& p : norms) {
+    r_squares.add(p.r_squares);
+    d_squares.add(p.d_squares);
+    max_r = std::max(max_r, p.max_r);
+    max_d = std::max(max_d, p.max_d);
+    finite_reference += p.finite_reference;
+    out.nonfinite += p.nonfinite;
+    out.mismatched += p.class_mismatches;
+    take_examples(class_examples, p.class_examples);
+    take_examples(nonfinite_examples, p.nonfinite_examples);
   }
   double reference_norm = std::sqrt(r_squares.value());
   double difference_norm = std::sqrt(d_squares.value());
@@ -182,55 +239,91 @@ void compare_floating(const tensor& reference, const tensor& candidate, const th
   // Pass 2: the per-element mixed tolerance, now that rms(r) is known.
   const double absolute = limits.atol_rel * out.reference_rms;
   const double rtol = limits.rtol;
-  std::int64_t outside = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = detail::load<T>(r_bytes, i);
-    const double c = detail::load<T>(c_bytes, i);
-    const bool both_finite = std::isfinite(r) && std::isfinite(c);
-    const bool bad = both_finite && std::abs(c - r) > rtol * std::abs(r) + absolute;
-    outside += bad;
-    if (bad) [[unlikely]] {
-      note(tolerance_examples, i, r, c);
+  std::vector<tolerance_partial> tolerance(norms.size());
+  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+    tolerance_partial& p = tolerance[chunk];
+    std::int64_t outside = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const double r = detail::load<T>(r_bytes, i);
+      const double c = detail::load<T>(c_bytes, i);
+      const bool both_finite = std::isfinite(r) && std::isfinite(c);
+      const bool bad = both_finite && std::abs(c - r) > rtol * std::abs(r) + absolute;
+      outside += bad;
+      if (bad) [[unlikely]] {
+        note(p.examples, i, r, c);
+      }
     }
+    p.outside = outside;
+  });
+  std::vector<mismatch_example> outside_examples;
+  for (const tolerance_partial& p : tolerance) {
+    out.mismatched += p.outside;
+    take_examples(outside_examples, p.examples);
   }
-  out.mismatched += outside;
-  // Pass 1 noted class mismatches before pass 2's elements: keep the earliest indices.
-  std::sort(tolerance_examples.begin(), tolerance_examples.end(),
-            [](const mismatch_example& a, const mismatch_example& b) { return a.index < b.index; });
+  // The earliest of both kinds: class mismatches (pass 1) and elements outside the tolerance.
+  tolerance_examples = std::move(class_examples);
+  tolerance_examples.insert(tolerance_examples.end(), outside_examples.begin(), outside_examples.end());
+  std::sort(tolerance_examples.begin(), tolerance_examples.end(), by_index);
 }
 
+// One chunk of an exact comparison.
+struct exact_partial {
+  double r_squares = 0;
+  double d_squares = 0;
+  double max_abs_error = 0;
+  std::int64_t mismatched = 0;
+  std::vector<mismatch_example> examples;
+  std::string first_values;  // of the chunk's first mismatch, in the dtype's own digits
+};
+
 template <dtype T>
-void compare_exact(const tensor& reference, const tensor& candidate, tensor_check& out,
+void compare_exact(const tensor& reference, const tensor& candidate, unsigned threads, tensor_check& out,
                    std::vector<mismatch_example>& examples, std::string& first_values) {
   const std::byte* r_bytes = reference.bytes.data();
   const std::byte* c_bytes = candidate.bytes.data();
   const std::size_t n = std::size_t(out.elements);
+  std::vector<exact_partial> partials(detail::chunk_count(n));
+  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+    exact_partial& p = partials[chunk];
+    compensated_sum r_squares;
+    compensated_sum d_squares;
+    for (std::size_t start = begin; start < end; start += block_size) {
+      const std::size_t stop = std::min(end, start + block_size);
+      double r_partial = 0;
+      double d_partial = 0;
+      for (std::size_t i = start; i < stop; ++i) {
+        auto r = detail::load_raw<T>(r_bytes, i);
+        auto c = detail::load_raw<T>(c_bytes, i);
+        if constexpr (T == dtype::boolean) {
+          r = r != 0;
+          c = c != 0;
+        }
+        const double rd = double(r);
+        const double d = double(c) - rd;  // informative only: int64 beyond 2^53 is compared exactly below
+        r_partial += rd * rd;
+        d_partial += d * d;
+        if (r != c) [[unlikely]] {
+          if (p.mismatched == 0) p.first_values = fmt::format("expected {}, got {}", +r, +c);
+          ++p.mismatched;
+          p.max_abs_error = std::max(p.max_abs_error, std::abs(d));
+          note(p.examples, i, rd, double(c));
+        }
+      }
+      r_squares.add(r_partial);
+      d_squares.add(d_partial);
+    }
+    p.r_squares = r_squares.value();
+    p.d_squares = d_squares.value();
+  });
   compensated_sum r_squares;
   compensated_sum d_squares;
-  for (std::size_t start = 0; start < n; start += block_size) {
-    const std::size_t end = std::min(n, start + block_size);
-    double r_partial = 0;
-    double d_partial = 0;
-    for (std::size_t i = start; i < end; ++i) {
-      auto r = detail::load_raw<T>(r_bytes, i);
-      auto c = detail::load_raw<T>(c_bytes, i);
-      if constexpr (T == dtype::boolean) {
-        r = r != 0;
-        c = c != 0;
-      }
-      const double rd = double(r);
-      const double d = double(c) - rd;  // informative only: int64 beyond 2^53 is compared exactly below
-      r_partial += rd * rd;
-      d_partial += d * d;
-      if (r != c) [[unlikely]] {
-        if (out.mismatched == 0) first_values = fmt::format("expected {}, got {}", +r, +c);
-        ++out.mismatched;
-        out.max_abs_error = std::max(out.max_abs_error, std::abs(d));
-        note(examples, i, rd, double(c));
-      }
-    }
-    r_squares.add(r_partial);
-    d_squares.add(d_partial);
+  for (const exact_partial& p : partials) {
+    r_squares.add(p.r_squares);
+    d_squares.add(p.d_squares);
+    if (out.mismatched == 0 && p.mismatched > 0) first_values = p.first_values;
+    out.mismatched += p.mismatched;
+    out.max_abs_error = std::max(out.max_abs_error, p.max_abs_error);
+    take_examples(examples, p.examples);
   }
   const double r_norm = std::sqrt(r_squares.value());
   const double d_norm = std::sqrt(d_squares.value());
@@ -242,41 +335,137 @@ std::string format_example(const mismatch_example& e, const std::vector<std::int
   return fmt::format("first at {}: expected {:.6g}, got {:.6g}", format_index(e.index, shape), e.expected, e.got);
 }
 
-// Fills `values` with `count` copies of the single element in `one`.
-void replicate(std::vector<std::byte>& values, const std::byte* one, std::size_t element_size, std::size_t count) {
-  values.resize(element_size * count);
-  for (std::size_t i = 0; i < count; ++i) std::memcpy(values.data() + i * element_size, one, element_size);
+// Elements [begin, end) of `values` set to `element` (by value, so the compiler turns the loop
+// into wide stores).
+template <class Word> void fill_elements(std::byte* values, Word element, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) std::memcpy(values + i * sizeof(Word), &element, sizeof(Word));
+}
+
+// Makes `out` a tensor of the reference's dtype and shape with every element `value` rounded to
+// the dtype, in out's own buffer when it is large enough.
+void fill_like(const tensor& reference, double value, tensor& out) {
+  validate(reference, "reference");
+  out.type = reference.type;
+  out.shape = reference.shape;
+  std::byte one[8] = {};
+  detail::store_value(out.type, value, one, 0);
+  const std::size_t size = dtype_size(out.type);
+  const std::size_t n = std::size_t(reference.numel());
+  out.bytes.resize(n * size);
+  std::byte* values = out.bytes.data();
+  std::uint8_t u8;
+  std::uint16_t u16;
+  std::uint32_t u32;
+  std::uint64_t u64;
+  std::memcpy(&u8, one, 1);
+  std::memcpy(&u16, one, 2);
+  std::memcpy(&u32, one, 4);
+  std::memcpy(&u64, one, 8);
+  detail::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+    switch (size) {
+      case 1: return fill_elements(values, u8, begin, end);
+      case 2: return fill_elements(values, u16, begin, end);
+      case 4: return fill_elements(values, u32, begin, end);
+      default: return fill_elements(values, u64, begin, end);
+    }
+  });
 }
 
 tensor filled_like(const tensor& reference, double value) {
-  validate(reference, "reference");
   tensor t;
-  t.type = reference.type;
-  t.shape = reference.shape;
-  std::byte one[8] = {};
-  detail::store_value(t.type, value, one, 0);
-  replicate(t.bytes, one, dtype_size(t.type), std::size_t(reference.numel()));
+  fill_like(reference, value, t);
   return t;
+}
+
+// The mean of the reference's finite elements; for exact dtypes the nearest integer (not truncation).
+double mean_of(const tensor& reference) {
+  validate(reference, "reference");
+  const std::size_t n = std::size_t(reference.numel());
+  struct partial {
+    double sum = 0;
+    std::size_t finite = 0;
+  };
+  std::vector<partial> partials(detail::chunk_count(n));
+  detail::dispatch_dtype(reference.type, [&](auto t) {
+    detail::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+      compensated_sum total;
+      std::size_t finite = 0;
+      for (std::size_t start = begin; start < end; start += block_size) {
+        const std::size_t stop = std::min(end, start + block_size);
+        double lanes[4] = {};  // independent chains, as in the comparison's first pass
+        for (std::size_t i = start; i < stop; ++i) {
+          const double v = detail::load<decltype(t)::value>(reference.bytes.data(), i);
+          const bool ok = std::isfinite(v);
+          lanes[i % 4] += ok ? v : 0.0;
+          finite += ok;
+        }
+        total.add((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]));
+      }
+      partials[chunk] = {total.value(), finite};
+    });
+  });
+  compensated_sum total;
+  std::size_t finite = 0;
+  for (const partial& p : partials) {
+    total.add(p.sum);
+    finite += p.finite;
+  }
+  const double mean = finite > 0 ? total.value() / double(finite) : 0.0;
+  return is_floating(reference.type) ? mean : std::nearbyint(mean);
+}
+
+// The first input with the reference's element count, in the reference's dtype and shape, written
+// into `out`; false when there is none.
+bool passthrough_into(const tensor& reference, const std::vector<tensor>& inputs, tensor& out) {
+  validate(reference, "reference");
+  const std::int64_t n = reference.numel();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const tensor& input = inputs[k];
+    validate(input, fmt::format("input {}", k));
+    if (input.numel() != n) continue;
+    out.type = reference.type;
+    out.shape = reference.shape;
+    out.bytes.resize(std::size_t(n) * dtype_size(out.type));
+    std::byte* to = out.bytes.data();
+    const std::byte* from = input.bytes.data();
+    detail::dispatch_dtype(input.type, [&](auto it) {
+      detail::for_each_range(std::size_t(n), 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+        if (input.type == out.type) {  // same dtype: the exact bytes (int64 beyond 2^53 survives)
+          const std::size_t size = dtype_size(out.type);
+          std::memcpy(to + begin * size, from + begin * size, (end - begin) * size);
+          return;
+        }
+        for (std::size_t i = begin; i < end; ++i)
+          detail::store_value(out.type, detail::load<decltype(it)::value>(from, i), to, i);
+      });
+    });
+    return true;
+  }
+  return false;
 }
 
 // Elements (of Word's size) that are the poison byte repeated in both outputs.
 template <class Word>
 std::int64_t count_poisoned(const std::vector<std::byte>& a, std::byte poison_a, const std::vector<std::byte>& b,
-                            std::byte poison_b) {
+                            std::byte poison_b, unsigned threads) {
   Word pattern_a;
   Word pattern_b;
   std::memset(&pattern_a, int(poison_a), sizeof(Word));
   std::memset(&pattern_b, int(poison_b), sizeof(Word));
   const std::size_t n = a.size() / sizeof(Word);
-  std::int64_t unwritten = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    Word x;
-    Word y;
-    std::memcpy(&x, a.data() + i * sizeof(Word), sizeof(Word));
-    std::memcpy(&y, b.data() + i * sizeof(Word), sizeof(Word));
-    unwritten += (x == pattern_a) & (y == pattern_b);
-  }
-  return unwritten;
+  std::vector<std::int64_t> counts(detail::chunk_count(n));
+  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+    std::int64_t unwritten = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      Word x;
+      Word y;
+      std::memcpy(&x, a.data() + i * sizeof(Word), sizeof(Word));
+      std::memcpy(&y, b.data() + i * sizeof(Word), sizeof(Word));
+      unwritten += (x == pattern_a) & (y == pattern_b);
+    }
+    counts[chunk] = unwritten;
+  });
+  return std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
 }
 
 }  // namespace
@@ -291,7 +480,7 @@ thresholds thresholds_for(dtype reference_type) {
   }
 }
 
-tensor_check compare(const tensor& reference, const tensor& candidate) {
+tensor_check compare(const tensor& reference, const tensor& candidate, unsigned threads) {
   validate(reference, "reference output");
   validate(candidate, "candidate output");
   tensor_check out;
@@ -313,7 +502,7 @@ tensor_check compare(const tensor& reference, const tensor& candidate) {
     detail::dispatch_dtype(reference.type, [&](auto t) {
       constexpr dtype type = decltype(t)::value;
       if constexpr (type == dtype::f64 || type == dtype::f32 || type == dtype::f16 || type == dtype::bf16) {
-        compare_floating<type>(reference, candidate, limits, out, tolerance_examples, nonfinite_examples);
+        compare_floating<type>(reference, candidate, limits, threads, out, tolerance_examples, nonfinite_examples);
       }
     });
     if (out.nonfinite > 0) {
@@ -332,7 +521,7 @@ tensor_check compare(const tensor& reference, const tensor& candidate) {
   } else {
     std::string first_values;
     detail::dispatch_dtype(reference.type, [&](auto t) {
-      compare_exact<decltype(t)::value>(reference, candidate, out, tolerance_examples, first_values);
+      compare_exact<decltype(t)::value>(reference, candidate, threads, out, tolerance_examples, first_values);
     });
     if (out.mismatched > 0) {
       out.reasons.push_back({"mismatch", fmt::format("{} of {} elements differ (exact dtype {}); first at {}: {}",
@@ -345,15 +534,14 @@ tensor_check compare(const tensor& reference, const tensor& candidate) {
   // The earliest failing elements of either kind, in index order.
   out.first_mismatches = std::move(tolerance_examples);
   out.first_mismatches.insert(out.first_mismatches.end(), nonfinite_examples.begin(), nonfinite_examples.end());
-  std::sort(out.first_mismatches.begin(), out.first_mismatches.end(),
-            [](const mismatch_example& a, const mismatch_example& b) { return a.index < b.index; });
+  std::sort(out.first_mismatches.begin(), out.first_mismatches.end(), by_index);
   if (out.first_mismatches.size() > max_examples) out.first_mismatches.resize(max_examples);
   out.pass = out.reasons.empty();
   return out;
 }
 
 std::int64_t count_unwritten(const tensor& with_poison_a, std::byte poison_a, const tensor& with_poison_b,
-                             std::byte poison_b) {
+                             std::byte poison_b, unsigned threads) {
   validate(with_poison_a, "output of the first call");
   validate(with_poison_b, "output of the second call");
   if (with_poison_a.type != with_poison_b.type || with_poison_a.shape != with_poison_b.shape) {
@@ -363,10 +551,10 @@ std::int64_t count_unwritten(const tensor& with_poison_a, std::byte poison_a, co
   }
   const std::size_t size = dtype_size(with_poison_a.type);
   switch (size) {
-    case 1: return count_poisoned<std::uint8_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
-    case 2: return count_poisoned<std::uint16_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
-    case 4: return count_poisoned<std::uint32_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
-    default: return count_poisoned<std::uint64_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b);
+    case 1: return count_poisoned<std::uint8_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b, threads);
+    case 2: return count_poisoned<std::uint16_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b, threads);
+    case 4: return count_poisoned<std::uint32_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b, threads);
+    default: return count_poisoned<std::uint64_t>(with_poison_a.bytes, poison_a, with_poison_b.bytes, poison_b, threads);
   }
 }
 
@@ -375,72 +563,64 @@ bool legacy_allclose(const tensor& reference, const tensor& candidate, double at
   validate(candidate, "candidate output");
   if (reference.shape != candidate.shape) return false;
   const std::size_t n = std::size_t(reference.numel());
-  return detail::dispatch_dtype(reference.type, [&](auto rt) {
-    return detail::dispatch_dtype(candidate.type, [&](auto ct) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const double r = detail::load<decltype(rt)::value>(reference.bytes.data(), i);
-        const double c = detail::load<decltype(ct)::value>(candidate.bytes.data(), i);
-        if (std::isnan(r) || std::isnan(c)) return false;  // equal_nan=False
-        if (r == c) continue;                             // equal infinities are close, as in torch.isclose
-        if (!std::isfinite(r) || !std::isfinite(c)) return false;
-        if (!(std::abs(r - c) <= atol + rtol * std::abs(c))) return false;
-      }
-      return true;
+  std::atomic<bool> close{true};  // a chunk that finds a far element stops the others early
+  detail::dispatch_dtype(reference.type, [&](auto rt) {
+    detail::dispatch_dtype(candidate.type, [&](auto ct) {
+      detail::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+        if (!close.load(std::memory_order_relaxed)) return;
+        for (std::size_t i = begin; i < end; ++i) {
+          const double r = detail::load<decltype(rt)::value>(reference.bytes.data(), i);
+          const double c = detail::load<decltype(ct)::value>(candidate.bytes.data(), i);
+          const bool far = std::isnan(r) || std::isnan(c) ||  // equal_nan=False
+                           // equal infinities are close, as in torch.isclose
+                           (r != c && (!std::isfinite(r) || !std::isfinite(c) ||
+                                       !(std::abs(r - c) <= atol + rtol * std::abs(c))));
+          if (far) {
+            close = false;
+            return;
+          }
+        }
+      });
     });
   });
+  return close;
+}
+
+bool all_finite(const tensor& t) {
+  validate(t, "tensor");
+  if (!is_floating(t.type)) return true;
+  std::atomic<bool> finite{true};
+  detail::dispatch_dtype(t.type, [&](auto type) {
+    detail::for_each_range(std::size_t(t.numel()), 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+      if (!finite.load(std::memory_order_relaxed)) return;
+      bool chunk_finite = true;  // no early exit inside a chunk: the loop stays branch-free
+      for (std::size_t i = begin; i < end; ++i)
+        chunk_finite &= std::isfinite(detail::load<decltype(type)::value>(t.bytes.data(), i));
+      if (!chunk_finite) finite = false;
+    });
+  });
+  return finite;
 }
 
 tensor zeros_like(const tensor& reference) { return filled_like(reference, 0.0); }
 
 tensor constant_like(const tensor& reference, double value) { return filled_like(reference, value); }
 
-tensor mean_like(const tensor& reference) {
-  validate(reference, "reference");
-  const std::size_t n = std::size_t(reference.numel());
-  compensated_sum total;
-  std::size_t finite = 0;
-  detail::dispatch_dtype(reference.type, [&](auto t) {
-    for (std::size_t start = 0; start < n; start += block_size) {
-      const std::size_t end = std::min(n, start + block_size);
-      double partial = 0;
-      for (std::size_t i = start; i < end; ++i) {
-        const double v = detail::load<decltype(t)::value>(reference.bytes.data(), i);
-        if (std::isfinite(v)) {
-          partial += v;
-          ++finite;
-        }
-      }
-      total.add(partial);
-    }
-  });
-  double mean = finite > 0 ? total.value() / double(finite) : 0.0;
-  if (!is_floating(reference.type)) mean = std::nearbyint(mean);  // the nearest integer, not truncation
-  return filled_like(reference, mean);
-}
+tensor mean_like(const tensor& reference) { return filled_like(reference, mean_of(reference)); }
 
 std::optional<tensor> passthrough_like(const tensor& reference, const std::vector<tensor>& inputs) {
-  validate(reference, "reference");
-  const std::int64_t n = reference.numel();
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const tensor& input = inputs[k];
-    validate(input, fmt::format("input {}", k));
-    if (input.numel() != n) continue;
-    tensor t;
-    t.type = reference.type;
-    t.shape = reference.shape;
-    if (input.type == reference.type) {
-      t.bytes = input.bytes;  // same dtype: the exact bytes (int64 beyond 2^53 survives)
-      return t;
-    }
-    t.bytes.resize(std::size_t(n) * dtype_size(t.type));
-    detail::dispatch_dtype(input.type, [&](auto it) {
-      for (std::size_t i = 0; i < std::size_t(n); ++i) {
-        detail::store_value(t.type, detail::load<decltype(it)::value>(input.bytes.data(), i), t.bytes.data(), i);
-      }
-    });
-    return t;
-  }
-  return std::nullopt;
+  tensor t;
+  if (!passthrough_into(reference, inputs, t)) return std::nullopt;
+  return t;
+}
+
+bool form_fake(std::string_view name, const tensor& reference, const std::vector<tensor>& inputs, tensor& out) {
+  if (name == "zeros") fill_like(reference, 0.0, out);
+  else if (name == "constant") fill_like(reference, 1.0, out);
+  else if (name == "mean") fill_like(reference, mean_of(reference), out);
+  else if (name == "passthrough") return passthrough_into(reference, inputs, out);
+  else throw std::invalid_argument(fmt::format("no fake output named '{}'", name));
+  return true;
 }
 
 }  // namespace headroom::eval

@@ -1,13 +1,13 @@
 // The reference side of an evaluation: one worker runs the problem's Model on every trial's inputs
 // and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay in the
 // parent; the candidate's worker never sees them (docs/eval.md, "Processes").
-#include <cmath>
+#include <algorithm>
 
 #include <fmt/format.h>
 
+#include "headroom/eval/check.hpp"
 #include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/json.hpp"
-#include "phase_trace.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -17,12 +17,7 @@ using util::json_string;
 namespace {
 
 bool all_finite(const std::vector<tensor>& outputs) {
-  for (const tensor& t : outputs) {
-    if (!is_floating(t.type)) continue;
-    for (std::int64_t i = 0; i < t.numel(); ++i)
-      if (!std::isfinite(t.element(static_cast<std::size_t>(i)))) return false;
-  }
-  return true;
+  return std::all_of(outputs.begin(), outputs.end(), [](const tensor& t) { return eval::all_finite(t); });
 }
 
 std::string describe(const answer& a) {
@@ -38,16 +33,14 @@ bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops
     error = "get_inputs() failed: " + describe(in);
     return false;
   }
-  std::size_t at = 0;
-  std::vector<std::byte> payload;
-  std::string metas;
-  {
-    phase_trace trace("decode and encode inputs");
-    t.inputs = wire::decode(in.doc["tensors"].get_array().value(), in.payload, at);
-    metas = wire::encode(t.inputs, payload);
-  }
-  answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{})", metas, record_ops), payload,
-                     o.run_timeout);
+  t.inputs = wire::decode(in.doc["tensors"].get_array().value(), std::move(in.payload));
+  std::vector<std::span<const std::byte>> unused;
+  std::string metas = wire::encode(t.inputs, unused);
+  // The worker runs the forward on the inputs it just sent, which it kept: the same bytes, not
+  // sent back.
+  answer out = s.ask(
+      fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true)", metas, record_ops), {},
+      o.run_timeout);
   if (out.failure != worker_failure::none || !out.ok) {
     error = "the reference's forward failed: " + describe(out);
     return false;
@@ -57,9 +50,7 @@ bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops
     error = std::string("the reference's forward: ") + std::string(invalid);
     return false;
   }
-  at = 0;
-  phase_trace trace("decode outputs");
-  t.outputs = wire::decode(out.doc["outputs"].get_array().value(), out.payload, at);
+  t.outputs = wire::decode(out.doc["outputs"].get_array().value(), std::move(out.payload));
   if (ops) {
     simdjson::dom::array arr;
     if (!out.doc["ops"].get_array().get(arr))
@@ -116,7 +107,6 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
     // A distribution outside the problem's domain (log of a negative) makes the reference itself
     // non-finite: that trial says nothing about a candidate.
-    phase_trace finite_trace("all_finite");
     if (i > 0 && !all_finite(t.outputs)) {
       ++ref.skipped_trials;
       continue;
@@ -148,7 +138,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
       if (c.failure == worker_failure::none && c.ok)
         device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
     }
-    std::vector<std::byte> payload;
+    std::vector<std::span<const std::byte>> payload;
     std::string metas = wire::encode(ref.timing_sets[0].inputs, payload);
     answer f = s.ask(fmt::format(R"("op":"flops","inputs":{})", metas), payload, o.run_timeout);
     double flops = -1;
@@ -158,11 +148,8 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
       ref.speed_of_light_ms = speed_of_light_ms(bytes, flops, device_ceilings->bandwidth, device_ceilings->matmul);
     }
   }
-  std::vector<std::byte> payload;
-  std::string request = [&] {
-    phase_trace trace("encode timing sets");
-    return timing_request(o, ref.timing_sets, false, payload);
-  }();
+  std::vector<std::span<const std::byte>> payload;
+  std::string request = timing_request(o, ref.timing_sets, false, payload);
   answer eager = s.ask(request, payload, o.run_timeout * 10);
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);

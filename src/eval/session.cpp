@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -62,9 +63,24 @@ static answer to_answer(worker_reply r) {
   return a;
 }
 
-answer session::ask(const std::string& fields, const std::vector<std::byte>& payload, std::chrono::seconds timeout) {
-  phase_trace trace(fmt::format("request {} ({} bytes out)", fields.substr(0, fields.find(',')), payload.size()));
-  return to_answer(process_->request("{" + fields + "}", payload, timeout));
+answer session::ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
+                    std::chrono::seconds timeout) {
+  phase_trace trace(eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
+  std::vector<std::byte> reuse;
+  if (!spare_.empty()) {
+    reuse = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  answer a = to_answer(process_->request("{" + fields + "}", payload, timeout, std::move(reuse)));
+  if (a.payload.empty()) recycle(std::move(a.payload));  // an answer without tensors leaves it unused
+  return a;
+}
+
+void session::recycle(std::vector<std::byte>&& buffer) {
+  if (buffer.capacity() == 0) return;
+  spare_.push_back(std::move(buffer));
+  std::sort(spare_.begin(), spare_.end(), [](const auto& a, const auto& b) { return a.capacity() < b.capacity(); });
+  if (spare_.size() > 2) spare_.erase(spare_.begin());
 }
 
 answer session::hello(std::chrono::seconds timeout) {
@@ -109,7 +125,7 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
 int trial_distribution(int index) { return index < 4 ? index : 0; }
 
 std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs,
-                           std::vector<std::byte>& payload) {
+                           std::vector<std::span<const std::byte>>& payload) {
   std::string s;
   for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire::encode(t.inputs, payload);
   return fmt::format(

@@ -3,6 +3,7 @@
 // src/eval (reference.cpp, candidate.cpp, orchestrator.cpp).
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,12 @@ class session {
   // Starts the worker on its device; throws input_error when Python or PyTorch cannot be started
   // there (a problem of the installation, not of any candidate).
   answer hello(std::chrono::seconds timeout);
-  answer ask(const std::string& fields, const std::vector<std::byte>& payload, std::chrono::seconds timeout);
+  // `payload`: views of tensors' bytes (wire::encode), gathered as the request is written.
+  answer ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
+             std::chrono::seconds timeout);
+  // Takes back a payload buffer no longer needed (a compared output's): the next answers' payloads
+  // are read into it, whose pages are mapped already. The two largest are kept.
+  void recycle(std::vector<std::byte>&& buffer);
   worker_process& process() { return *process_; }
   const environment& env() const { return env_; }
   const std::string& capability() const { return capability_; }  // "9.0" on an H200; empty on the CPU
@@ -47,6 +53,7 @@ class session {
   std::string device_;
   std::string poison_allocator_;
   std::unique_ptr<worker_process> process_;
+  std::vector<std::vector<std::byte>> spare_;  // by capacity, the largest last
   environment env_;
   std::string capability_;
 };
@@ -91,7 +98,7 @@ audit_result audit_reference(const std::string& problem_id, const reference_data
 
 // check_outputs: send timed outputs back to be compared (the candidate's); the reference's own are not.
 std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets, bool check_outputs,
-                           std::vector<std::byte>& payload);
+                           std::vector<std::span<const std::byte>>& payload);
 timing_summary parse_timing(simdjson::dom::element t);
 std::string iso_now();
 

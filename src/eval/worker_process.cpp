@@ -14,6 +14,8 @@
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "phase_trace.hpp"
 #include <simdjson.h>
 
 extern char** environ;
@@ -116,8 +118,8 @@ std::string worker_process::reap_status(bool wait) {
   return "ended";
 }
 
-worker_reply worker_process::request(const std::string& header, const std::vector<std::byte>& payload,
-                                     std::chrono::duration<double> timeout) {
+worker_reply worker_process::request(const std::string& header, std::span<const std::span<const std::byte>> parts,
+                                     std::chrono::duration<double> timeout, std::vector<std::byte> reuse) {
   worker_reply out;
   if (dead_) {
     out.failure = worker_failure::died;
@@ -126,9 +128,8 @@ worker_reply worker_process::request(const std::string& header, const std::vecto
   }
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  message m{header, payload};
-  bool sent = write_message(to_worker_, m);
-  read_result r = sent ? read_message(from_worker_, deadline) : read_result{read_status::closed, {}, {}};
+  bool sent = write_message(to_worker_, header, parts);
+  read_result r = sent ? read_message(from_worker_, deadline, std::move(reuse), 0) : read_result{read_status::closed, {}, {}};
   if (r.status == read_status::ok) {
     simdjson::dom::parser parser;
     simdjson::padded_string padded(r.msg.header);
@@ -173,6 +174,7 @@ worker_reply worker_process::request(const std::string& header, const std::vecto
 
 void worker_process::stop() {
   if (dead_) return;
+  phase_trace trace("stop the worker");
   message m{R"({"op":"bye"})", {}};
   if (write_message(to_worker_, m))
     read_message(from_worker_, std::chrono::steady_clock::now() + std::chrono::seconds(5));

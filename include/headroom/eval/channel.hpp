@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace headroom::eval {
@@ -26,8 +28,17 @@ struct read_result {
 
 // Writes the whole message (retrying short writes and EINTR). False when the reader is gone.
 bool write_message(int fd, const message& m);
-// Blocks until a whole message arrived, the deadline passed, or the writer closed the pipe.
-read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline);
+// The same with the payload gathered from `parts` as it is written: tensors of gigabytes go out
+// without first being copied into one buffer.
+bool write_message(int fd, std::string_view header, std::span<const std::span<const std::byte>> parts);
+// Blocks until a whole message arrived, the deadline passed, or the writer closed the pipe. The
+// payload is read into `reuse`'s storage when it is large enough: the buffer of an earlier
+// payload, whose pages are already mapped (faulting in fresh pages costs more than the copy).
+// A payload in a file is copied out by `copy_threads` threads (0: the machine's cores). The worker
+// keeps one: a thread of its own, even one just joined, could hide a candidate's background
+// thread from the count that detects it.
+read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
+                         std::vector<std::byte> reuse = {}, unsigned copy_threads = 1);
 
 inline constexpr std::uint64_t max_header_bytes = 64u << 20;
 inline constexpr std::uint64_t max_payload_bytes = 64ull << 30;

@@ -38,9 +38,10 @@ class worker_process {
   worker_process& operator=(const worker_process&) = delete;
 
   // Sends a request (a JSON object without the nonce; the worker's answers must carry `nonce`)
-  // and waits for the answer until `timeout`. On timeout the process group is killed.
-  worker_reply request(const std::string& header, const std::vector<std::byte>& payload,
-                       std::chrono::duration<double> timeout);
+  // and its payload, gathered from `parts`, and waits for the answer until `timeout`. On timeout
+  // the process group is killed. The answer's payload is read into `reuse` (see read_message).
+  worker_reply request(const std::string& header, std::span<const std::span<const std::byte>> parts,
+                       std::chrono::duration<double> timeout, std::vector<std::byte> reuse = {});
   // Asks the worker to end, then reaps it (killing it after a grace period).
   void stop();
   // The last `bytes` of the worker's log.

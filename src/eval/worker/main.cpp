@@ -171,6 +171,11 @@ class worker {
     if (!write_message(out_, m)) std::_Exit(4);
   }
 
+  // The same with a payload gathered from bytes the worker keeps.
+  void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts) {
+    if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts)) std::_Exit(4);
+  }
+
   // A device allocation failed during this request: PyTorch's pluggable allocator hands the
   // candidate a tensor at address 0 instead of raising, so whatever failed next (an illegal address,
   // usually) is a consequence; the request is reported as out of memory.
@@ -317,10 +322,13 @@ class worker {
     py_ref dist(PyLong_FromLongLong(req["distribution"].get_int64().value()));
     py_ref list = call("make_inputs", {module_.get(), seed.get(), dist.get()});
     if (!list) return reply_python_error("runtime_error");
-    std::vector<std::byte> payload;
+    // Kept for the reference's forward on them ("kept_inputs"): the parent need not send back
+    // what it was just sent, gigabytes for some problems.
+    kept_inputs_.clear();
     std::string metas;
-    if (!read_tensors(list.get(), payload, metas)) return reply_python_error("runtime_error");
-    reply(fmt::format(R"("ok":true,"tensors":[{}])", metas), std::move(payload));
+    if (!read_tensors(list.get(), kept_inputs_, metas)) return reply_python_error("runtime_error");
+    const std::span<const std::byte> part(kept_inputs_);
+    reply(fmt::format(R"("ok":true,"tensors":[{}])", metas), std::span(&part, 1));
   }
 
   // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
@@ -406,9 +414,16 @@ class worker {
     if (poison_) poison_->set(byte);
   }
 
-  void run(simdjson::dom::element req, const std::vector<std::byte>& payload) {
+  void run(simdjson::dom::element req, const std::vector<std::byte>& sent) {
     if (!model_) throw request_error("no model loaded");
     auto metas = parse_metas(req["inputs"].get_array().value());
+    bool kept = false;
+    if (req["kept_inputs"].get_bool().get(kept)) kept = false;
+    const std::vector<std::byte> kept_payload = kept ? std::move(kept_inputs_) : std::vector<std::byte>{};
+    const std::vector<std::byte>& payload = kept ? kept_payload : sent;
+    std::size_t total = 0;
+    for (const meta& m : metas) total += m.bytes;
+    if (total != payload.size()) throw request_error("the inputs' sizes do not add up to the payload");
     int poison = static_cast<int>(req["poison"].get_int64().value());
     bool record_ops = req["record_ops"].get_bool().value();
     built_inputs in = build_inputs(metas, payload.data(), false);
@@ -629,6 +644,7 @@ class worker {
   unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
+  std::vector<std::byte> kept_inputs_;  // the last inputs request's tensors
   int calls_ = 0;
 };
 

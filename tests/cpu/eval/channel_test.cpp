@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <span>
 #include <thread>
+#include <vector>
 
 using namespace headroom::eval;
 using namespace std::chrono_literals;
@@ -77,4 +79,45 @@ TEST(Channel, ALargePayloadTravelsThroughSharedMemoryAndLeavesNoFile) {
   for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec))
     EXPECT_EQ(e.path().filename().string().find("headroom-" + std::to_string(getpid()) + "-"), std::string::npos)
         << e.path();
+}
+
+// Tensors go out as views of their own bytes, gathered as the message is written, through the
+// pipe and through shared memory alike.
+TEST(Channel, GatheredPartsArriveAsOnePayload) {
+  for (std::size_t size : {std::size_t(1000), std::size_t(3) << 20}) {  // the pipe; a file in /dev/shm
+    pipe_pair p;
+    std::vector<std::byte> a(size, std::byte{1}), b(size + 7, std::byte{2}), empty;
+    const std::vector<std::span<const std::byte>> parts = {a, empty, b};
+    std::thread writer([&] { EXPECT_TRUE(write_message(p.w, R"({"op":"run"})", parts)); });
+    read_result r = read_message(p.r, std::chrono::steady_clock::now() + 60s);
+    writer.join();
+    ASSERT_EQ(r.status, read_status::ok);
+    std::vector<std::byte> whole = a;
+    whole.insert(whole.end(), b.begin(), b.end());
+    EXPECT_EQ(r.msg.payload, whole) << size;
+  }
+}
+
+// A payload is read into the buffer of an earlier one when it fits (its pages are mapped already);
+// one too small is not grown, which would copy its stale bytes.
+TEST(Channel, APayloadIsReadIntoTheBufferItIsGiven) {
+  for (std::size_t size : {std::size_t(1000), std::size_t(6) << 20}) {
+    pipe_pair p;
+    std::vector<std::byte> sent(size, std::byte{9});
+    std::vector<std::byte> spare(size + 100, std::byte{3});
+    const std::byte* spare_data = spare.data();
+    message m{R"({"op":"run"})", sent};
+    std::thread writer([&] { EXPECT_TRUE(write_message(p.w, m)); });
+    read_result r = read_message(p.r, std::chrono::steady_clock::now() + 60s, std::move(spare), 2);
+    writer.join();
+    ASSERT_EQ(r.status, read_status::ok);
+    EXPECT_EQ(r.msg.payload, sent);
+    EXPECT_EQ(r.msg.payload.data(), spare_data) << size;
+
+    std::thread again([&] { EXPECT_TRUE(write_message(p.w, m)); });
+    r = read_message(p.r, std::chrono::steady_clock::now() + 60s, std::vector<std::byte>(10, std::byte{3}));
+    again.join();
+    ASSERT_EQ(r.status, read_status::ok);
+    EXPECT_EQ(r.msg.payload, sent);
+  }
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "headroom/eval/check.hpp"
@@ -326,6 +327,30 @@ TEST(Audit, FakesKeepTheReferenceDtypeAndShape) {
   EXPECT_EQ(pt->shape, r.shape);
   EXPECT_EQ(pt->element(2), 9.0);
   EXPECT_FALSE(passthrough_like(r, {make_tensor(dtype::f32, {5}, {1, 2, 3, 4, 5})}).has_value());
+}
+
+// The audit forms every fake in one buffer: the same bytes as the *_like functions, no new buffer
+// once it is large enough.
+TEST(Audit, FormFakeWritesEachFakeIntoOneBuffer) {
+  const tensor r = make_tensor(dtype::f32, {2, 3}, {1, -2, 3, 4, 5, 6.5});
+  const std::vector<tensor> inputs = {make_tensor(dtype::f32, {4}, {1, 2, 3, 4}),
+                                      make_tensor(dtype::i64, {3, 2}, {7, 8, 9, 10, 11, 12})};
+  tensor fake;
+  ASSERT_TRUE(form_fake("zeros", r, inputs, fake));
+  EXPECT_EQ(fake.bytes, zeros_like(r).bytes);
+  const std::byte* buffer = fake.bytes.data();
+  ASSERT_TRUE(form_fake("constant", r, inputs, fake));
+  EXPECT_EQ(fake.bytes, constant_like(r, 1.0).bytes);
+  ASSERT_TRUE(form_fake("mean", r, inputs, fake));
+  EXPECT_EQ(fake.bytes, mean_like(r).bytes);
+  EXPECT_EQ(fake.element(0), double(float(17.5 / 6)));
+  ASSERT_TRUE(form_fake("passthrough", r, inputs, fake));
+  EXPECT_EQ(fake.bytes, passthrough_like(r, inputs)->bytes);
+  EXPECT_EQ(fake.shape, r.shape);
+  EXPECT_EQ(fake.element(5), 12.0);
+  EXPECT_EQ(fake.bytes.data(), buffer);
+  EXPECT_FALSE(form_fake("passthrough", r, {inputs[0]}, fake));
+  EXPECT_THROW(form_fake("ones", r, inputs, fake), std::invalid_argument);
 }
 
 TEST(Audit, MeanIgnoresNonFiniteReferenceElements) {
