@@ -6,7 +6,8 @@
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit).
-# PART="suite kb" does both in one call. Everything lands in $OUT.
+# PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
+# The KernelBench run logs the parent's phases (HEADROOM_EVAL_TRACE, KB_TRACE=0 turns it off).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${PART:-suite}
@@ -47,7 +48,7 @@ if [[ " $PART " == *" kb "* ]]; then
   [[ -n ${KB_DIR:-} ]] && cp "$KB_DIR"/kb* "$OUT/"
   # CALL_SECONDS: the call's own limit; the KernelBench run gets what is left of it (less 40 s).
   [[ -n ${CALL_SECONDS:-} ]] && KB_SECONDS=$(( CALL_SECONDS - ($(date +%s) - t0) - 40 ))
-  timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
+  HEADROOM_EVAL_TRACE=${KB_TRACE:-1} timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" \
     >"$OUT/kb.txt" 2>"$OUT/kb.err"
   echo "kb eval exit $? at $(( $(date +%s) - t0 )) s"; tail -5 "$OUT/kb.err"
