@@ -101,8 +101,13 @@ bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vecto
 
 }  // namespace
 
+std::string candidate_label(const candidate_spec& candidate, const problem_spec& problem) {
+  return fmt::format("candidate-{}-{}", candidate.hash.substr(0, 12), problem.hash.substr(0, 8));
+}
+
 evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
-                              const eval_options& o, const std::string& device) {
+                              const eval_options& o, const std::string& device, std::unique_ptr<session> started,
+                              const before_timing& before) {
   auto begin = std::chrono::steady_clock::now();
   evaluation e;
   e.candidate_hash = candidate.hash;
@@ -126,8 +131,11 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   }
 
   std::string build_dir = (o.cache / "ext" / candidate.hash).string();
-  session s(o, device, fmt::format("candidate-{}-{}", candidate.hash.substr(0, 12), problem.hash.substr(0, 8)), {});
-  s.hello(o.load_timeout);
+  if (!started) {
+    started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{});
+    started->hello(o.load_timeout);
+  }
+  session& s = *started;
   e.env = s.env();
   answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{})",
                                   json_string(std::filesystem::absolute(candidate.path).string()), json_string(build_dir),
@@ -205,6 +213,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   }
 
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
+    if (before) before();
     std::vector<std::span<const std::byte>> payload;
     std::string request = timing_request(o, ref.timing_sets, true, payload);
     answer a = s.ask(request, payload, o.run_timeout * 10);

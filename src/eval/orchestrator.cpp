@@ -192,7 +192,18 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
       for (std::size_t i; (i = next_problem++) < order.size();) {
         const auto& group = by_problem[order[i]];
         std::optional<reference_data> ref;
-        for (const eval_job* j : group) {
+        // The worker of the job after the one running starts while this one prepares or runs its
+        // trials; measurements wait for it (session_start).
+        auto start_worker = [&](std::size_t k) -> std::unique_ptr<session_start> {
+          if (k >= group.size() || compile_failures.count(group[k]->candidate.hash)) return nullptr;
+          return std::make_unique<session_start>(o, device, candidate_label(group[k]->candidate, group[k]->problem));
+        };
+        std::unique_ptr<session_start> pending;
+        auto wait_for_pending = [&] {
+          if (pending) pending->wait();
+        };
+        for (std::size_t k = 0; k < group.size(); ++k) {
+          const eval_job* j = group[k];
           evaluation e;
           auto cf = compile_failures.find(j->candidate.hash);
           if (cf != compile_failures.end()) {
@@ -210,10 +221,12 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             e.log = cf->second.traceback;
           } else {
             if (!ref) {
+              pending = start_worker(k);
               {
                 phase_trace trace("prepare_reference");
-                ref = prepare_reference(j->problem, o, device, device_ceilings);
+                ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending);
               }
+              if (!ref->error.empty()) pending.reset();  // every candidate gets reference_error
               if (!o.audit_output.empty()) {
                 std::string line;
                 {
@@ -225,7 +238,9 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
               }
             }
             phase_trace trace("evaluate_candidate");
-            e = evaluate_candidate(j->candidate, j->problem, *ref, o, device);
+            std::unique_ptr<session> started = pending ? pending->take() : nullptr;
+            pending = ref->error.empty() ? start_worker(k + 1) : nullptr;
+            e = evaluate_candidate(j->candidate, j->problem, *ref, o, device, std::move(started), wait_for_pending);
           }
           e.env.device = device;
           std::lock_guard lock(result_mutex);

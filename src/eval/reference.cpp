@@ -68,7 +68,7 @@ std::size_t bytes_of(const std::vector<tensor>& v) {
 }  // namespace
 
 reference_data prepare_reference(const problem_spec& problem, const eval_options& o, const std::string& device,
-                                 std::optional<ceilings>& device_ceilings) {
+                                 std::optional<ceilings>& device_ceilings, const before_timing& before) {
   reference_data ref;
   ref.init_seed = trial_seed(o.seed, 1000);
   std::string label = fmt::format("reference-{}", problem.hash.substr(0, 16));
@@ -132,6 +132,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     s.stop();
     return ref;
   }
+  if (before) before();
   if (device != "cpu") {
     if (!device_ceilings) {
       answer c = s.ask(R"("op":"ceilings")", {}, o.run_timeout);

@@ -114,6 +114,33 @@ answer session::hello(std::chrono::seconds timeout) {
   return a;
 }
 
+// The process is forked here, on the calling thread: the worker's parent-death signal fires when the
+// thread that forked it ends (prctl PR_SET_PDEATHSIG), so it must be the long-lived evaluation
+// thread, not the helper thread that only waits for the greeting.
+session_start::session_start(const eval_options& options, const std::string& device, const std::string& label) {
+  auto s = std::make_unique<session>(options, device, label, std::map<std::string, std::string>{});
+  auto timeout = options.load_timeout;
+  started_ = std::async(std::launch::async, [s = std::move(s), timeout]() mutable {
+    s->hello(timeout);
+    return std::move(s);
+  });
+}
+
+// An unused start (the evaluation before it threw) is waited for and its worker stopped.
+session_start::~session_start() {
+  if (!started_.valid()) return;
+  try {
+    started_.get();
+  } catch (...) {
+  }
+}
+
+void session_start::wait() const {
+  if (started_.valid()) started_.wait();
+}
+
+std::unique_ptr<session> session_start::take() { return started_.get(); }
+
 std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
   // splitmix64: well-spread seeds from one run seed.
   std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(index + 1);

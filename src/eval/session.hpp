@@ -1,6 +1,8 @@
 #pragma once
 // A conversation with one worker: start, hello, requests whose answers are parsed JSON. Internal to
 // src/eval (reference.cpp, candidate.cpp, orchestrator.cpp).
+#include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -58,6 +60,27 @@ class session {
   std::string capability_;
 };
 
+// A worker started (and greeted) on another thread, so that its start-up (importing torch, creating
+// a CUDA context: seconds) overlaps the evaluation before it. Whoever times something waits for it
+// first (wait()), so that a worker starting up never disturbs a measurement.
+class session_start {
+ public:
+  session_start(const eval_options& options, const std::string& device, const std::string& label);
+  ~session_start();
+  session_start(const session_start&) = delete;
+  session_start& operator=(const session_start&) = delete;
+  void wait() const;
+  // The greeted session; rethrows what starting it threw (input_error: the installation's problem).
+  std::unique_ptr<session> take();
+
+ private:
+  std::future<std::unique_ptr<session>> started_;
+};
+
+// Called by prepare_reference and evaluate_candidate before they measure anything (the ceilings,
+// the timing): the orchestrator passes the wait for the next worker's start-up.
+using before_timing = std::function<void()>;
+
 struct ceilings {
   double bandwidth = 0;  // bytes/s, read + written
   double matmul = 0;     // FLOP/s, dense bf16
@@ -89,9 +112,13 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index);
 int trial_distribution(int index);
 
 reference_data prepare_reference(const problem_spec& problem, const eval_options& options, const std::string& device,
-                                 std::optional<ceilings>& device_ceilings);
+                                 std::optional<ceilings>& device_ceilings, const before_timing& before = {});
+// started: the candidate's worker, already greeted (session_start::take), or null to start one here.
 evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
-                              const eval_options& options, const std::string& device);
+                              const eval_options& options, const std::string& device,
+                              std::unique_ptr<session> started = nullptr, const before_timing& before = {});
+// The label of a candidate's worker (its log file's name).
+std::string candidate_label(const candidate_spec& candidate, const problem_spec& problem);
 
 // The audit of a problem from reference data already prepared (no further worker runs).
 audit_result audit_reference(const std::string& problem_id, const reference_data& ref);
