@@ -302,7 +302,10 @@ void activity_converter::write_synchronization(trace::synchronization y, std::ui
 }
 
 void activity_converter::learn_context(std::uint32_t context, std::uint32_t device) {
-  // Called for every device record: the common case (a context already known) allocates nothing.
+  // Called for every device record: records come in runs from one context, so the last one seen
+  // answers without a hash lookup; a known context allocates nothing.
+  if (context == last_context_) return;
+  last_context_ = context;
   if (!context_devices_.try_emplace(context, static_cast<std::int16_t>(device)).second) return;
   if (waiting_for_context_.empty()) return;
   std::vector<std::pair<trace::synchronization, std::uint32_t>> still_waiting;

@@ -116,6 +116,7 @@ class activity_converter {
   // memsets) teach which device a context is on. A synchronisation whose context has not been
   // seen yet waits here (buffers complete in any order) until it is, or until finish().
   std::unordered_map<std::uint32_t, std::int16_t> context_devices_;
+  std::optional<std::uint32_t> last_context_;  // the context of the last device record (known)
   std::vector<std::pair<trace::synchronization, std::uint32_t>> waiting_for_context_;
   conversion_counts counts_;
 };

@@ -164,16 +164,13 @@ class worker {
   }
 
  private:
-  void reply(const std::string& fields, std::vector<std::byte> payload = {}) {
-    message m;
-    m.header = fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields);
-    m.payload = std::move(payload);
-    if (!write_message(out_, m)) std::_Exit(4);
-  }
-
-  // The same with a payload gathered from bytes the worker keeps.
-  void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts) {
+  // The payload is gathered from `parts` as it is written (bytes the worker keeps, or one buffer).
+  void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts = {}) {
     if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts)) std::_Exit(4);
+  }
+  void reply(const std::string& fields, const std::vector<std::byte>& payload) {
+    const std::span<const std::byte> part(payload);
+    reply(fields, std::span(&part, 1));
   }
 
   // A device allocation failed during this request: PyTorch's pluggable allocator hands the
