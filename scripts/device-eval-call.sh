@@ -7,6 +7,9 @@
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit).
 # PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
+# BACKGROUND lists the parts that run one after another in the background, beside the others
+# (default "repeat"): on a two-GPU machine give each lane its own GPU, e.g. BACKGROUND="repeat kb"
+# REPEAT_DEVICE=cuda:1 KB_DEVICE=cuda:1 SUITE_DEVICE=cuda:0.
 # The KernelBench run logs the parent's phases (HEADROOM_EVAL_TRACE, KB_TRACE=0 turns it off).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +27,7 @@ common=(--device "${KB_DEVICE:-cuda}" --cache /tmp/hc)
 # PART repeat: one correct candidate evaluated REPEAT times, the spread of its speedup (target 0.3%),
 # on REPEAT_DEVICE. It runs in the background, beside the suite and the KernelBench run: on a two-GPU
 # machine give each its own GPU (REPEAT_DEVICE=cuda:1 SUITE_DEVICE=cuda:0 KB_DEVICE=cuda:0).
-if [[ " $PART " == *" repeat "* ]]; then
+run_repeat() {
   # REPEAT_MODES: "hold" (launches held, the default timing), "sync" (--no-hold), or both (an A/B).
   (for mode in ${REPEAT_MODES:-hold}; do
      echo "timing mode: $mode"
@@ -32,16 +35,16 @@ if [[ " $PART " == *" repeat "* ]]; then
      DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
        timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
    done >"$OUT/repeat.md" 2>&1
-   echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md") &
-fi
-if [[ " $PART " == *" suite "* ]]; then
+   echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md")
+}
+run_suite() {
   # The GPU tests: the profiler's and gpu_eval_suite (the adversarial suite's CUDA-meaningful cases).
   # The suite's store, cache and log stay in $OUT/suite (SUITE_DIR: an earlier call's, to continue).
   mkdir -p "$OUT/suite"; [[ -n ${SUITE_DIR:-} ]] && cp -r "$SUITE_DIR"/. "$OUT/suite/"
   (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite EVAL_SUITE_DEVICE=${SUITE_DEVICE:-cuda} timeout ${SUITE_SECONDS:-420} ctest -L gpu --output-on-failure 2>&1 | tail -80)
   echo "gpu tests done at $(( $(date +%s) - t0 )) s"
-fi
-if [[ " $PART " == *" kb "* ]]; then
+}
+run_kb() {
   KB=.deps/KernelBench/level1
   # KB_DIR: an earlier call's kb.sqlite* and kb-audit.jsonl (copied into .deps and carried) to continue from.
   [[ -n ${KB_DIR:-} ]] && cp "$KB_DIR"/kb* "$OUT/"
@@ -52,6 +55,7 @@ if [[ " $PART " == *" kb "* ]]; then
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" \
     >"$OUT/kb.txt" 2>"$OUT/kb.err"
   echo "kb eval exit $? at $(( $(date +%s) - t0 )) s"; tail -5 "$OUT/kb.err"
+  cp -r /tmp/hc/logs "$OUT/kb-logs" 2>/dev/null  # the workers' own phase logs
   $B stats "$OUT/kb.sqlite"
   # The audit came with the run (--audit-to): the problems zeros pass under the legacy check.
   python3 - "$OUT/kb-audit.jsonl" <<'PY'
@@ -61,7 +65,15 @@ zeros = [r["problem"] for r in rows if any(f["name"] == "zeros" and f["passes_le
 weak = [r["problem"] for r in rows if not r["discriminating"]]
 print(f"audited {len(rows)}; zeros pass legacy 1e-2 on {len(zeros)}: {zeros}; ours fails to reject a fake on {len(weak)}: {weak}")
 PY
-fi
+}
+BACKGROUND=${BACKGROUND:-repeat}
+(for part in $BACKGROUND; do [[ " $PART " == *" $part "* ]] && "run_$part"; done >"$OUT/background.log" 2>&1) &
+for part in suite kb; do
+  [[ " $PART " == *" $part "* && " $BACKGROUND " != *" $part "* ]] && "run_$part"
+done
 wait
+[[ -s $OUT/background.log ]] && cat "$OUT/background.log"
 [[ -f $OUT/repeat.md ]] && cat "$OUT/repeat.md"
+# The device tool brings back only a few files: the stores and logs travel as one archive.
+(cd "$OUT" && tar czf /tmp/results.tgz --exclude build.log . && ls -A | grep -vx 'build.log\|kb.txt\|kb.err' | xargs rm -rf && mv /tmp/results.tgz .)
 echo "total $(( $(date +%s) - t0 )) s"

@@ -150,18 +150,30 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
   }
   std::vector<std::span<const std::byte>> payload;
-  std::string request = timing_request(o, ref.timing_sets, false, payload);
+  std::string request = timing_request(o, ref.timing_sets, false, o.hold_launches, payload);
+  std::vector<std::span<const std::byte>> dispatch_payload;
+  std::string dispatch_request = timing_request(o, ref.timing_sets, false, false, dispatch_payload);
+  // Held timings are repeated with the dispatch included, for candidates that cannot be held.
+  auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
+    if (!held.held) return;
+    answer d = s.ask(dispatch_request, dispatch_payload, timeout);
+    if (d.failure == worker_failure::none && d.ok) into = parse_timing(d.doc["timing"]);
+  };
   answer eager = s.ask(request, payload, o.run_timeout * 10);
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);
     return ref;
   }
   ref.eager = parse_timing(eager.doc["timing"]);
+  time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
   if (o.compiled_baseline) {
     answer c = s.ask(R"("op":"compile_baseline")", {}, o.run_timeout);
     if (c.failure == worker_failure::none && c.ok && c.doc["available"].get_bool().value()) {
       answer compiled = s.ask(request, payload, o.compile_timeout);
-      if (compiled.failure == worker_failure::none && compiled.ok) ref.compiled = parse_timing(compiled.doc["timing"]);
+      if (compiled.failure == worker_failure::none && compiled.ok) {
+        ref.compiled = parse_timing(compiled.doc["timing"]);
+        time_dispatch(*ref.compiled, ref.compiled_dispatch, o.compile_timeout);
+      }
     }
   }
   s.stop();

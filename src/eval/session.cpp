@@ -151,14 +151,13 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
 
 int trial_distribution(int index) { return index < 4 ? index : 0; }
 
-std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs,
+std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs, bool hold,
                            std::vector<std::span<const std::byte>>& payload) {
   std::string s;
   for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire::encode(t.inputs, payload);
   return fmt::format(
       R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{})",
-      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs,
-      o.hold_launches);
+      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs, hold);
 }
 
 timing_summary parse_timing(simdjson::dom::element t) {
@@ -173,7 +172,7 @@ timing_summary parse_timing(simdjson::dom::element t) {
   s.wall_median_ms = t["wall_median_ms"].get_double().value();
   s.score_ms = t["score_ms"].get_double().value();
   if (t["host_median_ms"].get_double().get(s.host_median_ms)) s.host_median_ms = 0;
-  if (t["accounted_wall_ms"].get_double().get(s.accounted_wall_ms)) s.accounted_wall_ms = 0;
+  if (t["tail_median_ms"].get_double().get(s.tail_median_ms)) s.tail_median_ms = 0;
   if (t["held"].get_bool().get(s.held)) s.held = false;
   return s;
 }

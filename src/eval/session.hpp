@@ -103,6 +103,9 @@ struct reference_data {
   std::vector<trial_data> timing_sets;
   std::vector<std::string> ops;  // compute ATen operators of one reference forward
   std::optional<timing_summary> eager, compiled;
+  // The same timed with the dispatch included (CUDA, when eager and compiled were held): a candidate
+  // whose call waits for its own stream cannot be held, and is compared with these.
+  std::optional<timing_summary> eager_dispatch, compiled_dispatch;
   std::optional<double> speed_of_light_ms;
   environment env;
 };
@@ -124,8 +127,9 @@ std::string candidate_label(const candidate_spec& candidate, const problem_spec&
 audit_result audit_reference(const std::string& problem_id, const reference_data& ref);
 
 // check_outputs: send timed outputs back to be compared (the candidate's); the reference's own are not.
+// hold: launches held behind a gate (options.hold_launches unless a dispatch-included timing is wanted).
 std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets, bool check_outputs,
-                           std::vector<std::span<const std::byte>>& payload);
+                           bool hold, std::vector<std::span<const std::byte>>& payload);
 timing_summary parse_timing(simdjson::dom::element t);
 std::string iso_now();
 

@@ -16,17 +16,16 @@ double median_of(std::vector<double> v) {
   return m;
 }
 
-timing_sample make_sample(double event_ms, double wall_ms, double host_ms, bool held) {
-  if (!held) return {event_ms, wall_ms, event_ms, host_ms};
-  // Held launches: the device ran the call's work after the host had dispatched all of it, so the
-  // wall clock is host time plus device time; the cost of the call is the longer of the two.
-  return {std::max(event_ms, host_ms), wall_ms, host_ms + event_ms, host_ms};
+timing_sample make_sample(double event_ms, double wall_ms, double host_ms, double tail_ms, bool held) {
+  // Held launches: the device ran the call's work after the host had dispatched all of it; the
+  // cost of the call is the longer of the two (a launch-bound call costs its dispatch).
+  return {held ? std::max(event_ms, host_ms) : event_ms, wall_ms, tail_ms, host_ms};
 }
 
 void sample_set::add(const timing_sample& s) {
   events_.push_back(s.time_ms);
   walls_.push_back(s.wall_ms);
-  accounted_.push_back(s.accounted_ms);
+  tails_.push_back(s.tail_ms);
   hosts_.push_back(s.host_ms);
 }
 
@@ -48,7 +47,7 @@ bool sample_set::done(const stopping_rule& rule, double elapsed_seconds) const {
   return n >= rule.min_samples && rel_spread() <= rule.target_spread;
 }
 
-timing_summary sample_set::summarize(double empty_wall_ms) const {
+timing_summary sample_set::summarize(const empty_call& empty) const {
   timing_summary s;
   s.samples = size();
   if (events_.empty()) return s;
@@ -60,16 +59,21 @@ timing_summary sample_set::summarize(double empty_wall_ms) const {
   s.min_ms = *std::min_element(events_.begin(), events_.end());
   s.max_ms = *std::max_element(events_.begin(), events_.end());
   s.rel_spread = std::isfinite(rel_spread()) ? rel_spread() : 0;
-  s.wall_median_ms = std::max(0.0, median_of(walls_) - empty_wall_ms);
+  s.wall_median_ms = std::max(0.0, median_of(walls_) - empty.wall_ms);
   s.host_median_ms = median_of(hosts_);
-  s.accounted_wall_ms = median_of(accounted_);
-  s.score_ms = hidden_work(s) ? s.wall_median_ms : s.median_ms;
+  s.tail_median_ms = std::max(0.0, median_of(tails_) - empty.tail_ms);
+  s.score_ms = s.median_ms;
+  if (hidden_work(s)) {
+    // Each call costs until the device is done with it: its time plus its own tail.
+    std::vector<double> until_done(events_.size());
+    for (std::size_t i = 0; i < events_.size(); ++i) until_done[i] = events_[i] + std::max(0.0, tails_[i] - empty.tail_ms);
+    s.score_ms = median_of(until_done);
+  }
   return s;
 }
 
 bool sample_set::hidden_work(const timing_summary& s) {
-  double accounted = s.accounted_wall_ms > 0 ? s.accounted_wall_ms : s.median_ms;
-  return s.wall_median_ms > accounted * (1 + hidden_work_share) + hidden_work_ms;
+  return s.tail_median_ms > s.median_ms * hidden_work_share + hidden_work_ms;
 }
 
 }  // namespace headroom::eval

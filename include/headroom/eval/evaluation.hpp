@@ -20,11 +20,12 @@ struct timing_summary {
   double max_ms = 0;
   double rel_spread = 0;      // standard error of the median / median: what the adaptive loop drives down
   double wall_median_ms = 0;  // device-synchronised host wall clock per call, minus an empty call's
-  double score_ms = 0;        // what speedups use: median_ms, or wall_median_ms when it exposes hidden work
-  // Not stored as columns (the evaluation's `clocks` text says how it was timed):
-  double host_median_ms = 0;     // the call itself on the host (its dispatch and launches)
-  double accounted_wall_ms = 0;  // the wall clock the measured work explains (hidden work is beyond it)
-  bool held = false;             // launches held behind a gate: device time, not host dispatch, was timed
+  double score_ms = 0;        // what speedups use: median_ms, or each call until the device was done
+                              // with it when other streams ran past the timed one (hidden work)
+  // Not stored as columns (the evaluation's `clocks` text and reasons say how it was timed):
+  double host_median_ms = 0;  // the call itself on the host (its dispatch and launches)
+  double tail_median_ms = 0;  // the device busy past the timed stream's end, minus an empty call's
+  bool held = false;          // launches held behind a gate: device time, not host dispatch, was timed
 };
 
 // Where and with what the evaluation ran.

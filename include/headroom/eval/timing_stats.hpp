@@ -15,45 +15,50 @@ struct stopping_rule {
   double target_spread = 0.002;  // standard error of the median / median
 };
 
-// Work on another stream shows as host wall clock beyond what the measured work accounts for: more
-// than this share plus this many milliseconds flags `other_stream_work`.
+// Work on another stream shows as a tail: the device still busy after the timed stream's end. A
+// tail longer than this share of the call plus this many milliseconds flags `other_stream_work`.
 inline constexpr double hidden_work_share = 0.10;
 inline constexpr double hidden_work_ms = 0.02;
 
 // One timed call. time_ms is what the call costs: the events on the timed stream (the host clock
 // on the CPU); with held launches the device time, or the host's own time in the call when that is
 // longer (a launch-bound call costs its dispatch). wall_ms: the device-synchronised host wall clock
-// of the same call; accounted_ms: the part of it the measured work explains (time_ms when the
-// events include the dispatch; host + device time when launches were held).
+// of the same call (reported). tail_ms: from the timed stream's end to the whole device's, both
+// waited for on the host: work left on other streams (0 on the CPU).
 struct timing_sample {
   double time_ms = 0;
   double wall_ms = 0;
-  double accounted_ms = 0;
+  double tail_ms = 0;
   double host_ms = 0;
 };
 
 // A timing sample from what the worker's timer returned.
-timing_sample make_sample(double event_ms, double wall_ms, double host_ms, bool held);
+timing_sample make_sample(double event_ms, double wall_ms, double host_ms, double tail_ms, bool held);
+
+// What an empty call costs through the same path: subtracted from the wall clock and the tail.
+struct empty_call {
+  double wall_ms = 0;
+  double tail_ms = 0;
+};
 
 class sample_set {
  public:
   void add(const timing_sample& s);
-  // Events that include the host's dispatch: accounted for by themselves.
-  void add(double event_ms, double wall_ms) { add({event_ms, wall_ms, event_ms, 0}); }
+  // Events that include the host's dispatch, with no tail.
+  void add(double event_ms, double wall_ms) { add({event_ms, wall_ms, 0, 0}); }
   int size() const { return static_cast<int>(events_.size()); }
   // Standard error of the median relative to the median, from the median absolute deviation
   // (robust to the occasional preempted sample). Infinite below 3 samples.
   double rel_spread() const;
   bool done(const stopping_rule& rule, double elapsed_seconds) const;
-  // empty_wall_ms: the wall clock of an empty call through the same path, subtracted from wall_ms.
-  timing_summary summarize(double empty_wall_ms) const;
-  // True when the summary's wall clock exposes work the events did not see.
+  timing_summary summarize(const empty_call& empty) const;
+  // True when the summary's tail exposes work the timed stream did not see.
   static bool hidden_work(const timing_summary& s);
 
  private:
   std::vector<double> events_;  // time_ms
   std::vector<double> walls_;
-  std::vector<double> accounted_;
+  std::vector<double> tails_;
   std::vector<double> hosts_;
 };
 

@@ -191,16 +191,20 @@ device::times device::stop_timer() {
       int closed = 0;
       timed_out = !gate_->state.compare_exchange_strong(closed, 1, std::memory_order_acq_rel);
     }
-    // Device-wide: work the candidate left on other streams finishes before the wall clock stops.
+    // The timed stream's end, then the device's: work the candidate left on other streams shows as
+    // the time between the two (both are host clocks taken after a wait, so the release of held
+    // launches and the driver's wake-up cost the same on either side).
+    HEADROOM_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_event_)));
+    double stream_end = host_ms();
     HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
-    double wall = host_ms() - wall_start_;
+    double device_end = host_ms();
     float ms = 0;
     HEADROOM_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_event_), static_cast<cudaEvent_t>(stop_event_)));
-    return {ms, wall, host_call_ms_, holding_, timed_out};
+    return {ms, device_end - wall_start_, host_call_ms_, device_end - stream_end, holding_, timed_out};
   }
 #endif
   double wall = host_ms() - wall_start_;
-  return {wall, wall, host_call_ms_, false, false};
+  return {wall, wall, host_call_ms_, 0, false, false};
 }
 
 double device::copy_bandwidth() {

@@ -29,7 +29,8 @@ class device {
   void flush_caches();
 
   // A timed region on the stream: start_timer(), the call, call_returned(), stop_timer(). The wall
-  // clock runs from before the call to after a device-wide synchronisation.
+  // clock runs from before the call to after a device-wide synchronisation; the tail from the timed
+  // stream's end to the device's.
   //
   // hold (CUDA): the stream is held behind a host-side gate (a host function that waits) from
   // before the start event until the call has returned, as nvbench's blocking kernel does, so the
@@ -42,6 +43,7 @@ class device {
     double event_ms;   // on the timed stream (the host clock on the CPU)
     double wall_ms;    // start of the call to the device-wide synchronisation after it
     double host_ms;    // the call itself on the host
+    double tail_ms;    // from the timed stream's end to the device's (work left on other streams)
     bool held;         // the launches were held (event_ms is device time only)
     bool hold_timed_out;
   };

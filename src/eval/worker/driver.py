@@ -145,30 +145,45 @@ def _redraw(t, distribution, gen):
     if not t.is_floating_point():
         return t  # indices and offsets keep their integer values
     if distribution == 1:
-        s = 0.5 + 3.5 * torch.rand((), generator=gen).item()
-        o = -2.0 + 4.0 * torch.rand((), generator=gen).item()
+        s = 0.5 + 3.5 * torch.rand((), generator=gen, device=t.device).item()
+        o = -2.0 + 4.0 * torch.rand((), generator=gen, device=t.device).item()
         return t.mul_(s).add_(o)
     if distribution == 2:
         if t.dtype in (torch.float32, torch.float64):
-            return torch.randn(t.shape, generator=gen, dtype=t.dtype)
-        return torch.randn(t.shape, generator=gen).to(t.dtype)
+            return torch.randn(t.shape, generator=gen, dtype=t.dtype, device=t.device)
+        return torch.randn(t.shape, generator=gen, device=t.device).to(t.dtype)
     if distribution == 3:
-        mask = torch.rand(t.shape, generator=gen) < 0.001
+        mask = torch.rand(t.shape, generator=gen, device=t.device) < 0.001
         t[mask] *= 100.0
         return t
     return t
 
 
-def make_inputs(module, seed, distribution):
+def _problem_inputs(module, seed):
+    """get_inputs() under the seed. On a GPU its tensors are made there (torch's device context):
+    KernelBench inputs reach gigabytes, which the CPU's generator takes many seconds to draw."""
     torch.manual_seed(seed)
-    inputs = module.get_inputs()
+    if _device is not None and _device.type == "cuda" and hasattr(torch.device, "__enter__"):
+        try:
+            with _device:
+                return module.get_inputs()
+        except Exception:
+            torch.manual_seed(seed)  # a problem that only works on the CPU: draw there
+    return module.get_inputs()
+
+
+def make_inputs(module, seed, distribution):
+    inputs = _problem_inputs(module, seed)
     if not isinstance(inputs, (list, tuple)):
         raise TypeError("get_inputs() must return a list")
-    gen = torch.Generator().manual_seed(seed ^ 0x5EED)
+    gens = {}
     out = []
     for x in inputs:
         if isinstance(x, torch.Tensor):
-            out.append(_redraw(x.detach().cpu().contiguous(), distribution, gen))
+            x = x.detach().contiguous()
+            if x.device not in gens:
+                gens[x.device] = torch.Generator(device=x.device).manual_seed(seed ^ 0x5EED)
+            out.append(_redraw(x, distribution, gens[x.device]))
         else:
             raise TypeError("get_inputs() returned a %s; only tensors are supported" % type(x).__name__)
     return out

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -19,6 +20,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "../phase_trace.hpp"
 #include "headroom/eval/channel.hpp"
 #include "headroom/eval/tensor.hpp"
 #include "headroom/eval/timing_stats.hpp"
@@ -317,8 +319,13 @@ class worker {
   void inputs(simdjson::dom::element req) {
     py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
     py_ref dist(PyLong_FromLongLong(req["distribution"].get_int64().value()));
-    py_ref list = call("make_inputs", {module_.get(), seed.get(), dist.get()});
+    py_ref list;
+    {
+      phase_trace p("worker: get_inputs");
+      list = call("make_inputs", {module_.get(), seed.get(), dist.get()});
+    }
     if (!list) return reply_python_error("runtime_error");
+    phase_trace p("worker: inputs to host");
     // Kept for the reference's forward on them ("kept_inputs"): the parent need not send back
     // what it was just sent, gigabytes for some problems.
     kept_inputs_.clear();
@@ -423,9 +430,12 @@ class worker {
     if (total != payload.size()) throw request_error("the inputs' sizes do not add up to the payload");
     int poison = static_cast<int>(req["poison"].get_int64().value());
     bool record_ops = req["record_ops"].get_bool().value();
+    std::optional<phase_trace> phase(std::in_place, "worker: inputs to the device");
     built_inputs in = build_inputs(metas, payload.data(), false);
+    phase.reset();
     py_ref args_list(PySequence_List(in.tuple.get()));
     py_ref record(PyBool_FromLong(record_ops));
+    phase.emplace("worker: forward");
     dev_->synchronize();
     int threads_before = count_threads();
     set_poison(poison);
@@ -436,6 +446,7 @@ class worker {
     if (allocation_failed())
       return reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"out_of_memory","message":{})",
                                json_string(allocation_failure_text())));
+    phase.reset();
     int threads_after = count_threads();
     ++calls_;
     // Threads PyTorch starts for itself appear during the first call; a thread still alive after
@@ -443,13 +454,14 @@ class worker {
     int added = calls_ > 1 ? std::max(0, threads_after - threads_before) : 0;
     std::string mutated;
     std::size_t at = 0;
+    phase.emplace("worker: inputs unmodified?");
     for (std::size_t i = 0; i < metas.size(); ++i) {
       const void* now = in.data[i];
-      std::vector<std::byte> host;
+      std::unique_ptr<std::byte[]> host;  // not zeroed first: the copy writes every byte
       if (dev_->is_cuda() && metas[i].bytes) {
-        host.resize(metas[i].bytes);
-        dev_->copy_to_host(host.data(), in.data[i], metas[i].bytes);
-        now = host.data();
+        host.reset(new std::byte[metas[i].bytes]);
+        dev_->copy_to_host(host.get(), in.data[i], metas[i].bytes);
+        now = host.get();
       }
       if (metas[i].bytes && std::memcmp(now, payload.data() + at, metas[i].bytes) != 0)
         mutated += fmt::format("{}{}", mutated.empty() ? "" : ",", i);
@@ -470,7 +482,9 @@ class worker {
       return reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(to_string(outputs)), common));
     std::vector<std::byte> out_payload;
     std::string out_metas;
+    phase.emplace("worker: outputs to host");
     if (!read_tensors(outputs, out_payload, out_metas)) return reply_python_error("runtime_error");
+    phase.reset();
     reply(fmt::format(R"("ok":true,"outputs":[{}],{})", out_metas, common), std::move(out_payload));
   }
 
@@ -509,19 +523,21 @@ class worker {
     if (dev_->is_cuda() && req["hold"].get_bool().get(hold)) hold = false;
     int hold_timeouts = 0;
 
-    // The empty call: what the host path costs without any work, subtracted from the wall clock.
+    // The empty call: what the path costs without any work, subtracted from the wall clock and tail.
     py_ref noop = fn("noop");
-    auto empty_call_wall = [&](bool held) {
-      std::vector<double> empty;
+    auto measure_empty_call = [&](bool held) {
+      std::vector<double> walls, tails;
       for (int i = 0; i < 21; ++i) {
         dev_->start_timer(held);
         py_ref r(PyObject_CallNoArgs(noop.get()));
         dev_->call_returned();
-        empty.push_back(dev_->stop_timer().wall_ms);
+        device::times t = dev_->stop_timer();
+        walls.push_back(t.wall_ms);
+        tails.push_back(t.tail_ms);
       }
-      return median_of(empty);
+      return empty_call{median_of(walls), median_of(tails)};
     };
-    double empty_wall = empty_call_wall(hold);
+    empty_call empty = measure_empty_call(hold);
 
     std::mt19937_64 rng(std::random_device{}());
     sample_set samples;
@@ -551,7 +567,7 @@ class worker {
         // the dispatch included, and the reply says so.
         ++hold_timeouts;
         hold = false;
-        empty_wall = empty_call_wall(false);
+        empty = measure_empty_call(false);
         samples = sample_set{};
         continue;
       }
@@ -567,7 +583,7 @@ class worker {
       // many drops as kept samples (and at least 20) the samples are kept and the count says so.
       bool throttled = mhz && clock_limit && mhz < clock_limit * 3 / 4 && dropped < std::max(20, samples.size());
       if (!warm && throttled) ++dropped;
-      if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.held));
+      if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
       // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
       // first one, then at random within the byte budget.
       bool check = false;
@@ -597,11 +613,11 @@ class worker {
       if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
     }
     release();
-    timing_summary s = samples.summarize(empty_wall);
-    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"accounted_wall_ms":{},"held":{},"hold_timeouts":{},"empty_wall_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{}}},"checked":[{}],"tampered":{})",
+    timing_summary s = samples.summarize(empty);
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{}}},"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
-                      s.wall_median_ms, s.score_ms, s.host_median_ms, s.accounted_wall_ms, hold, hold_timeouts,
-                      empty_wall, clock_max ? clock_min : 0, clock_max, dropped, checked, tampered_json()),
+                      s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, hold_timeouts,
+                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, checked, tampered_json()),
           std::move(out_payload));
   }
 
