@@ -383,14 +383,17 @@ std::optional<stored_problem> results_store::problem_by_hash(const std::string& 
 }
 
 bool results_store::has(const std::string& candidate_hash, const std::string& problem_hash, int checker,
-                        const std::string& device) {
-  if (impl_->empty) return false;
-  query q(impl_->db,
-          "SELECT 1 FROM evaluations WHERE candidate_hash = ?1 AND problem_hash = ?2 AND checker = ?3 AND device = ?4");
+                        const std::vector<std::string>& devices) {
+  if (impl_->empty || devices.empty()) return false;
+  std::string any;
+  for (std::size_t i = 0; i < devices.size(); ++i) any += fmt::format("{}?{}", i ? ", " : "", i + 4);
+  query q(impl_->db, fmt::format("SELECT 1 FROM evaluations WHERE candidate_hash = ?1 AND problem_hash = ?2 AND "
+                                 "checker = ?3 AND device IN ({})",
+                                 any));
   q.text(candidate_hash);
   q.text(problem_hash);
   q.integer(checker);
-  q.text(device);
+  for (const std::string& d : devices) q.text(d);
   return q.step();
 }
 

@@ -53,9 +53,10 @@ class results_store {
   std::optional<stored_candidate> candidate(const std::string& hash);
   std::optional<stored_problem> problem_by_hash(const std::string& hash);
 
-  // True when this candidate was evaluated on this problem, by this checker, on this device.
+  // True when this candidate was evaluated on this problem, by this checker, on one of these devices
+  // (a run over every GPU of a host continues what an earlier run did on any of them).
   bool has(const std::string& candidate_hash, const std::string& problem_hash, int checker,
-           const std::string& device);
+           const std::vector<std::string>& devices);
   // Inserts or replaces (one transaction; durable when it returns).
   void put(const evaluation& e);
   std::vector<evaluation> evaluations(const evaluation_filter& f = {});

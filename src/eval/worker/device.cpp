@@ -97,6 +97,45 @@ void device::copy_on_device(void* dst, const void* src, std::size_t bytes) {
   std::memcpy(dst, src, bytes);
 }
 
+bool device::equals_host(const void* src, const void* host, std::size_t bytes) {
+  if (bytes == 0) return true;
+#ifdef HEADROOM_WORKER_CUDA
+  if (cuda_) {
+    if (!staging_stream_) {
+      cudaStream_t stream;
+      HEADROOM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      staging_stream_ = stream;
+      for (int k = 0; k < 2; ++k) {
+        HEADROOM_CUDA_TRY(cudaMallocHost(&staging_[k], staging_bytes));
+        cudaEvent_t e;
+        HEADROOM_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        staging_done_[k] = e;
+      }
+    }
+    auto stream = static_cast<cudaStream_t>(staging_stream_);
+    const auto* from = static_cast<const std::byte*>(src);
+    const auto* expect = static_cast<const std::byte*>(host);
+    std::size_t slices = (bytes + staging_bytes - 1) / staging_bytes;
+    auto slice_size = [&](std::size_t k) { return std::min(staging_bytes, bytes - k * staging_bytes); };
+    auto start = [&](std::size_t k) {
+      HEADROOM_CUDA_TRY(cudaMemcpyAsync(staging_[k % 2], from + k * staging_bytes, slice_size(k), cudaMemcpyDeviceToHost, stream));
+      HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(staging_done_[k % 2]), stream));
+    };
+    start(0);
+    for (std::size_t k = 0; k < slices; ++k) {
+      HEADROOM_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(staging_done_[k % 2])));
+      if (k + 1 < slices) start(k + 1);  // into the other buffer, while this one is compared
+      if (std::memcmp(staging_[k % 2], expect + k * staging_bytes, slice_size(k)) != 0) {
+        HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));  // the next slice's copy lands before reuse
+        return false;
+      }
+    }
+    return true;
+  }
+#endif
+  return std::memcmp(src, host, bytes) == 0;
+}
+
 void device::synchronize() {
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) HEADROOM_CUDA_TRY(cudaDeviceSynchronize());

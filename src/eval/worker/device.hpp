@@ -20,6 +20,10 @@ class device {
   void copy_to_device(void* dst, const void* host_src, std::size_t bytes);
   void copy_to_host(void* host_dst, const void* src, std::size_t bytes);
   void copy_on_device(void* dst, const void* src, std::size_t bytes);
+  // Whether memory the worker owns holds the same bytes as `host` (inputs unmodified by a call). On
+  // CUDA it comes over in slices through two reused pinned buffers, a slice compared while the next
+  // one copies: no host buffer as large as the tensor, whose fresh pages would cost more than the copy.
+  bool equals_host(const void* src, const void* host, std::size_t bytes);
 
   // The stream PyTorch launches on (from torch.cuda.current_stream); 0 is the legacy default stream.
   void set_stream(std::uintptr_t stream) { stream_ = stream; }
@@ -65,6 +69,10 @@ class device {
   int index_ = 0;
   std::uintptr_t stream_ = 0;
   void* flush_buffer_ = nullptr;
+  void* staging_[2] = {nullptr, nullptr};  // pinned, staging_bytes each, made on first use
+  void* staging_stream_ = nullptr;
+  void* staging_done_[2] = {nullptr, nullptr};
+  static constexpr std::size_t staging_bytes = std::size_t{32} << 20;
   std::size_t flush_bytes_ = 0;
   void* start_event_ = nullptr;
   void* stop_event_ = nullptr;

@@ -131,7 +131,8 @@ class worker {
 
   int serve() {
     for (;;) {
-      read_result r = read_message(in_, std::nullopt);
+      // Into the buffer of an earlier payload: gigabytes of fresh pages cost more than the copy.
+      read_result r = read_message(in_, std::nullopt, std::move(spare_));
       if (r.status != read_status::ok) return r.status == read_status::closed ? 0 : 3;
       simdjson::dom::parser parser;
       simdjson::padded_string padded(r.msg.header);
@@ -162,6 +163,7 @@ class worker {
         }
         reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
       }
+      spare_ = std::move(r.msg.payload);
     }
   }
 
@@ -213,7 +215,7 @@ class worker {
     return py_ref(PyObject_CallObject(f.get(), tuple.get()));
   }
 
-  void handle(std::string_view op, simdjson::dom::element req, const std::vector<std::byte>& payload) {
+  void handle(std::string_view op, simdjson::dom::element req, std::vector<std::byte>& payload) {
     if (op == "hello") return hello(req);
     if (op == "load") return load(req);
     if (op == "inputs") return inputs(req);
@@ -328,10 +330,10 @@ class worker {
     phase_trace p("worker: inputs to host");
     // Kept for the reference's forward on them ("kept_inputs"): the parent need not send back
     // what it was just sent, gigabytes for some problems.
-    kept_inputs_.clear();
+    inputs_.clear();
     std::string metas;
-    if (!read_tensors(list.get(), kept_inputs_, metas)) return reply_python_error("runtime_error");
-    const std::span<const std::byte> part(kept_inputs_);
+    if (!read_tensors(list.get(), inputs_, metas)) return reply_python_error("runtime_error");
+    const std::span<const std::byte> part(inputs_);
     reply(fmt::format(R"("ok":true,"tensors":[{}])", metas), std::span(&part, 1));
   }
 
@@ -418,13 +420,15 @@ class worker {
     if (poison_) poison_->set(byte);
   }
 
-  void run(simdjson::dom::element req, const std::vector<std::byte>& sent) {
+  // kept_inputs: on the inputs this worker holds (its inputs request's, or its previous run's: a
+  // candidate's second call on a trial's inputs), not on the payload.
+  void run(simdjson::dom::element req, std::vector<std::byte>& sent) {
     if (!model_) throw request_error("no model loaded");
     auto metas = parse_metas(req["inputs"].get_array().value());
     bool kept = false;
     if (req["kept_inputs"].get_bool().get(kept)) kept = false;
-    const std::vector<std::byte> kept_payload = kept ? std::move(kept_inputs_) : std::vector<std::byte>{};
-    const std::vector<std::byte>& payload = kept ? kept_payload : sent;
+    if (!kept) inputs_.swap(sent);  // the earlier inputs' buffer goes back to be read into
+    const std::vector<std::byte>& payload = inputs_;
     std::size_t total = 0;
     for (const meta& m : metas) total += m.bytes;
     if (total != payload.size()) throw request_error("the inputs' sizes do not add up to the payload");
@@ -456,14 +460,7 @@ class worker {
     std::size_t at = 0;
     phase.emplace("worker: inputs unmodified?");
     for (std::size_t i = 0; i < metas.size(); ++i) {
-      const void* now = in.data[i];
-      std::unique_ptr<std::byte[]> host;  // not zeroed first: the copy writes every byte
-      if (dev_->is_cuda() && metas[i].bytes) {
-        host.reset(new std::byte[metas[i].bytes]);
-        dev_->copy_to_host(host.get(), in.data[i], metas[i].bytes);
-        now = host.get();
-      }
-      if (metas[i].bytes && std::memcmp(now, payload.data() + at, metas[i].bytes) != 0)
+      if (!dev_->equals_host(in.data[i], payload.data() + at, metas[i].bytes))
         mutated += fmt::format("{}{}", mutated.empty() ? "" : ",", i);
       at += metas[i].bytes;
     }
@@ -657,7 +654,8 @@ class worker {
   unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
-  std::vector<std::byte> kept_inputs_;  // the last inputs request's tensors
+  std::vector<std::byte> inputs_;  // the last inputs request's tensors, or the last run's inputs
+  std::vector<std::byte> spare_;   // a payload buffer to read the next request into
   int calls_ = 0;
 };
 

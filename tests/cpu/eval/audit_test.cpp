@@ -50,6 +50,31 @@ TEST(Audit, AMeanThatIsTheAnswerIsNotAFake) {
   EXPECT_TRUE(r.discriminating());
 }
 
+TEST(Audit, AFakeEqualOnOneTrialOnlyIsStillAFake) {
+  // ReLU: on inputs in [0, 1) the output is the input, on inputs shifted below zero it is all zeros.
+  // Passthrough and zeros each equal one trial's answer and fail the other: both are fakes ours rejects.
+  reference_data ref;
+  trial_data pass_through;
+  pass_through.inputs.push_back(make_tensor(dtype::f32, {4}, {0.5, 0.25, 0.75, 0.125}));
+  pass_through.outputs.push_back(make_tensor(dtype::f32, {4}, {0.5, 0.25, 0.75, 0.125}));
+  trial_data all_zero;
+  all_zero.inputs.push_back(make_tensor(dtype::f32, {4}, {-1.5, -1.25, -1.75, -1.125}));
+  all_zero.outputs.push_back(make_tensor(dtype::f32, {4}, {0, 0, 0, 0}));
+  ref.trials.push_back(pass_through);
+  ref.trials.push_back(all_zero);
+  audit_result r = audit_reference("relu", ref);
+  for (const char* name : {"zeros", "passthrough"}) {
+    EXPECT_TRUE(fake(r, name).applicable) << name;
+    EXPECT_FALSE(fake(r, name).equals_reference) << name;
+    EXPECT_FALSE(fake(r, name).passes_ours) << name;
+  }
+  // The legacy check sees trial 0 only, where passthrough is the answer.
+  EXPECT_TRUE(fake(r, "passthrough").passes_legacy_1e2);
+  EXPECT_TRUE(fake(r, "passthrough").passes_legacy_1e4);
+  EXPECT_FALSE(fake(r, "zeros").passes_legacy_1e2);
+  EXPECT_TRUE(r.discriminating());
+}
+
 TEST(Audit, ZerosPassingTheLegacyCheckIsReported) {
   // Outputs near zero: allclose with atol 1e-2 takes zeros; ours does not.
   reference_data ref;

@@ -169,12 +169,15 @@ TEST(ResultsStore, HasAnswersForTheExactKeyOnly) {
   scratch_dir dir("results-has");
   results_store store(dir / "results.sqlite");
   const auto e = row("a", "c1", verdict::correct, 1.1);
-  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, e.env.device));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, {e.env.device}));
   store.put(e);
-  EXPECT_TRUE(store.has(e.candidate_hash, e.problem_hash, e.checker, e.env.device));
-  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker + 1, e.env.device));
-  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, "cuda:1"));
-  EXPECT_FALSE(store.has(e.candidate_hash, "sha-other", e.checker, e.env.device));
+  EXPECT_TRUE(store.has(e.candidate_hash, e.problem_hash, e.checker, {e.env.device}));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker + 1, {e.env.device}));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, {"cuda:1"}));
+  EXPECT_FALSE(store.has(e.candidate_hash, "sha-other", e.checker, {e.env.device}));
+  // A run over several GPUs continues what was done on any of them.
+  EXPECT_TRUE(store.has(e.candidate_hash, e.problem_hash, e.checker, {"cuda:1", e.env.device}));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, {}));
 }
 
 TEST(ResultsStore, NewerCheckerKeepsBothRowsAndLatestOnlyReturnsTheNewest) {
@@ -357,7 +360,7 @@ TEST(ResultsStore, ReadOnlyNeverCreatesOrChangesAFile) {
   std::ofstream(empty).flush();  // zero bytes: a store nothing was written to
   results_store store(empty, results_store::access::read_only);
   EXPECT_TRUE(store.evaluations().empty());
-  EXPECT_FALSE(store.has("x", "y", 1, "cpu"));
+  EXPECT_FALSE(store.has("x", "y", 1, {"cpu"}));
   EXPECT_EQ(std::filesystem::file_size(empty), 0u);
 }
 
