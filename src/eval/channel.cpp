@@ -200,6 +200,14 @@ bool write_message(int fd, std::string_view header, std::span<const std::span<co
 
 read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
                          std::vector<std::byte> reuse, unsigned copy_threads) {
+  return read_message(
+      fd, deadline,
+      [&](std::uint64_t bytes) { return reuse.capacity() >= bytes ? std::move(reuse) : std::vector<std::byte>(); },
+      copy_threads);
+}
+
+read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
+                         const buffer_source& take, unsigned copy_threads) {
   read_result out;
   char prefix[16];
   out.status = read_all(fd, prefix, sizeof prefix, deadline);
@@ -219,8 +227,11 @@ read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_p
   out.status = read_all(fd, out.msg.header.data(), header_bytes, deadline);
   if (out.status != read_status::ok) return out;
   // Resized, not cleared: only what grows beyond the reused buffer's size is zero-filled. One too
-  // small would be copied over on growing: it is dropped.
-  if (reuse.capacity() >= payload_bytes) out.msg.payload = std::move(reuse);
+  // small would be copied over on growing: it is not used.
+  if (take) {
+    std::vector<std::byte> reuse = take(payload_bytes);
+    if (reuse.capacity() >= payload_bytes) out.msg.payload = std::move(reuse);
+  }
   if (!in_file) {
     out.msg.payload.resize(payload_bytes);
     out.status = read_all(fd, out.msg.payload.data(), payload_bytes, deadline);

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/eval/buffer_pool.hpp"
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/results_store.hpp"
 #include "headroom/util/error.hpp"
@@ -104,11 +105,23 @@ bool audit_result::discriminating() const {
   return std::none_of(fakes.begin(), fakes.end(), [](const audit_fake& f) { return f.applicable && f.passes_ours; });
 }
 
+namespace {
+void give_back_buffers(reference_data&& ref) {
+  for (auto* sets : {&ref.trials, &ref.timing_sets})
+    for (trial_data& t : *sets) {
+      for (tensor& x : t.inputs) payload_pool().give(std::move(x.bytes));
+      for (tensor& x : t.outputs) payload_pool().give(std::move(x.bytes));
+    }
+}
+}  // namespace
+
 std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store, const eval_options& given,
                                         const eval_callback& on_done) {
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
+  // Kept payload buffers: about one problem's reference data (--memory-budget).
+  payload_pool().set_limit(static_cast<std::size_t>(std::max<std::uint64_t>(o.memory_budget, 1ull << 30)));
 
   // What is left to do: the store already has the rest (an interrupted run continues).
   std::vector<evaluation> results;
@@ -250,6 +263,8 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
           results.push_back(e);
           if (on_done) on_done(*j, e, n, total);
         }
+        // The problem's reference data is done with: its buffers take the next problem's payloads.
+        if (ref) give_back_buffers(std::move(*ref));
       }
     } catch (...) {
       std::lock_guard lock(result_mutex);

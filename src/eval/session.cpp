@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/eval/buffer_pool.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 #include "phase_trace.hpp"
@@ -66,22 +67,11 @@ static answer to_answer(worker_reply r) {
 answer session::ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
                     std::chrono::seconds timeout) {
   phase_trace trace(eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
-  std::vector<std::byte> reuse;
-  if (!spare_.empty()) {
-    reuse = std::move(spare_.back());
-    spare_.pop_back();
-  }
-  answer a = to_answer(process_->request("{" + fields + "}", payload, timeout, std::move(reuse)));
-  if (a.payload.empty()) recycle(std::move(a.payload));  // an answer without tensors leaves it unused
-  return a;
+  auto take = [](std::uint64_t bytes) { return bytes ? payload_pool().take(bytes) : std::vector<std::byte>(); };
+  return to_answer(process_->request("{" + fields + "}", payload, timeout, take));
 }
 
-void session::recycle(std::vector<std::byte>&& buffer) {
-  if (buffer.capacity() == 0) return;
-  spare_.push_back(std::move(buffer));
-  std::sort(spare_.begin(), spare_.end(), [](const auto& a, const auto& b) { return a.capacity() < b.capacity(); });
-  if (spare_.size() > 2) spare_.erase(spare_.begin());
-}
+void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }
 
 answer session::hello(std::chrono::seconds timeout) {
   answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{})",

@@ -42,8 +42,8 @@ class session {
   // `payload`: views of tensors' bytes (wire::encode), gathered as the request is written.
   answer ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
              std::chrono::seconds timeout);
-  // Takes back a payload buffer no longer needed (a compared output's): the next answers' payloads
-  // are read into it, whose pages are mapped already. The two largest are kept.
+  // Takes back a payload buffer no longer needed (a compared output's) into payload_pool(): the next
+  // answers' payloads are read into the smallest kept buffer that holds them, its pages mapped already.
   void recycle(std::vector<std::byte>&& buffer);
   worker_process& process() { return *process_; }
   const environment& env() const { return env_; }
@@ -55,7 +55,6 @@ class session {
   std::string device_;
   std::string poison_allocator_;
   std::unique_ptr<worker_process> process_;
-  std::vector<std::vector<std::byte>> spare_;  // by capacity, the largest last
   environment env_;
   std::string capability_;
 };

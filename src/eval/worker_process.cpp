@@ -119,7 +119,7 @@ std::string worker_process::reap_status(bool wait) {
 }
 
 worker_reply worker_process::request(const std::string& header, std::span<const std::span<const std::byte>> parts,
-                                     std::chrono::duration<double> timeout, std::vector<std::byte> reuse) {
+                                     std::chrono::duration<double> timeout, const buffer_source& take) {
   worker_reply out;
   if (dead_) {
     out.failure = worker_failure::died;
@@ -129,7 +129,7 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   bool sent = write_message(to_worker_, header, parts);
-  read_result r = sent ? read_message(from_worker_, deadline, std::move(reuse), 0) : read_result{read_status::closed, {}, {}};
+  read_result r = sent ? read_message(from_worker_, deadline, take, 0) : read_result{read_status::closed, {}, {}};
   if (r.status == read_status::ok) {
     simdjson::dom::parser parser;
     simdjson::padded_string padded(r.msg.header);

@@ -3,6 +3,7 @@
 headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/timing_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/channel_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/buffer_pool_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/wire_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/audit_test.cpp)

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,6 +40,11 @@ bool write_message(int fd, std::string_view header, std::span<const std::span<co
 // thread from the count that detects it.
 read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
                          std::vector<std::byte> reuse = {}, unsigned copy_threads = 1);
+// The same with the buffer chosen once the payload's size is known: `take(bytes)` returns one to
+// read into (used when its capacity holds the payload), e.g. from a buffer_pool.
+using buffer_source = std::function<std::vector<std::byte>(std::uint64_t bytes)>;
+read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
+                         const buffer_source& take, unsigned copy_threads);
 
 inline constexpr std::uint64_t max_header_bytes = 64u << 20;
 inline constexpr std::uint64_t max_payload_bytes = 64ull << 30;

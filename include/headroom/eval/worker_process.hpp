@@ -39,9 +39,10 @@ class worker_process {
 
   // Sends a request (a JSON object without the nonce; the worker's answers must carry `nonce`)
   // and its payload, gathered from `parts`, and waits for the answer until `timeout`. On timeout
-  // the process group is killed. The answer's payload is read into `reuse` (see read_message).
+  // the process group is killed. The answer's payload is read into a buffer from `take` (see
+  // read_message), when given.
   worker_reply request(const std::string& header, std::span<const std::span<const std::byte>> parts,
-                       std::chrono::duration<double> timeout, std::vector<std::byte> reuse = {});
+                       std::chrono::duration<double> timeout, const buffer_source& take = {});
   // Asks the worker to end, then reaps it (killing it after a grace period).
   void stop();
   // The last `bytes` of the worker's log.
