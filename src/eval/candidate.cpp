@@ -220,7 +220,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
     if (before) before();
     std::vector<std::span<const std::byte>> payload;
-    std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, payload);
+    std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, &payload);
     answer a = s.ask(request, payload, o.run_timeout * 10);
     if (a.failure != worker_failure::none || !a.ok) {
       fail_request(j, a, "timing", s);

@@ -133,30 +133,21 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     return ref;
   }
   if (before) before();
-  if (device != "cpu") {
-    if (!device_ceilings) {
-      answer c = s.ask(R"("op":"ceilings")", {}, o.run_timeout);
-      if (c.failure == worker_failure::none && c.ok)
-        device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
-    }
-    std::vector<std::span<const std::byte>> payload;
-    std::string metas = wire::encode(ref.timing_sets[0].inputs, payload);
-    answer f = s.ask(fmt::format(R"("op":"flops","inputs":{})", metas), payload, o.run_timeout);
-    double flops = -1;
-    if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
-    if (device_ceilings) {
-      double bytes = static_cast<double>(bytes_of(ref.timing_sets[0].inputs) + bytes_of(ref.timing_sets[0].outputs));
-      ref.speed_of_light_ms = speed_of_light_ms(bytes, flops, device_ceilings->bandwidth, device_ceilings->matmul);
-    }
+  if (device != "cpu" && !device_ceilings) {
+    answer c = s.ask(R"("op":"ceilings")", {}, o.run_timeout);
+    if (c.failure == worker_failure::none && c.ok)
+      device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
   }
+  // The sets travel once: later timings of the same sets, and the FLOP count, run on what the
+  // worker kept.
   std::vector<std::span<const std::byte>> payload;
-  std::string request = timing_request(o, ref.timing_sets, false, o.hold_launches, payload);
-  std::vector<std::span<const std::byte>> dispatch_payload;
-  std::string dispatch_request = timing_request(o, ref.timing_sets, false, false, dispatch_payload);
+  std::string request = timing_request(o, ref.timing_sets, false, o.hold_launches, &payload);
+  std::string kept_request = timing_request(o, ref.timing_sets, false, o.hold_launches, nullptr);
+  std::string dispatch_request = timing_request(o, ref.timing_sets, false, false, nullptr);
   // Held timings are repeated with the dispatch included, for candidates that cannot be held.
   auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
     if (!held.held) return;
-    answer d = s.ask(dispatch_request, dispatch_payload, timeout);
+    answer d = s.ask(dispatch_request, {}, timeout);
     if (d.failure == worker_failure::none && d.ok) into = parse_timing(d.doc["timing"]);
   };
   answer eager = s.ask(request, payload, o.run_timeout * 10);
@@ -166,10 +157,21 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   }
   ref.eager = parse_timing(eager.doc["timing"]);
   time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
+  if (device != "cpu") {
+    std::vector<std::span<const std::byte>> unsent;
+    std::string metas = wire::encode(ref.timing_sets[0].inputs, unsent);
+    answer f = s.ask(fmt::format(R"("op":"flops","inputs":{},"kept_sets":true)", metas), {}, o.run_timeout);
+    double flops = -1;
+    if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
+    if (device_ceilings) {
+      double bytes = static_cast<double>(bytes_of(ref.timing_sets[0].inputs) + bytes_of(ref.timing_sets[0].outputs));
+      ref.speed_of_light_ms = speed_of_light_ms(bytes, flops, device_ceilings->bandwidth, device_ceilings->matmul);
+    }
+  }
   if (o.compiled_baseline) {
     answer c = s.ask(R"("op":"compile_baseline")", {}, o.run_timeout);
     if (c.failure == worker_failure::none && c.ok && c.doc["available"].get_bool().value()) {
-      answer compiled = s.ask(request, payload, o.compile_timeout);
+      answer compiled = s.ask(kept_request, {}, o.compile_timeout);
       if (compiled.failure == worker_failure::none && compiled.ok) {
         ref.compiled = parse_timing(compiled.doc["timing"]);
         time_dispatch(*ref.compiled, ref.compiled_dispatch, o.compile_timeout);

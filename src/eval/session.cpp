@@ -142,12 +142,14 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
 int trial_distribution(int index) { return index < 4 ? index : 0; }
 
 std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs, bool hold,
-                           std::vector<std::span<const std::byte>>& payload) {
+                           std::vector<std::span<const std::byte>>* payload) {
   std::string s;
-  for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire::encode(t.inputs, payload);
+  std::vector<std::span<const std::byte>> unsent;
+  for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire::encode(t.inputs, payload ? *payload : unsent);
   return fmt::format(
-      R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{})",
-      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs, hold);
+      R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"kept_sets":{})",
+      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs, hold,
+      payload == nullptr);
 }
 
 timing_summary parse_timing(simdjson::dom::element t) {

@@ -127,8 +127,9 @@ audit_result audit_reference(const std::string& problem_id, const reference_data
 
 // check_outputs: send timed outputs back to be compared (the candidate's); the reference's own are not.
 // hold: launches held behind a gate (options.hold_launches unless a dispatch-included timing is wanted).
+// payload: null to time on the sets the worker kept from its previous timing request.
 std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets, bool check_outputs,
-                           bool hold, std::vector<std::span<const std::byte>>& payload);
+                           bool hold, std::vector<std::span<const std::byte>>* payload);
 timing_summary parse_timing(simdjson::dom::element t);
 std::string iso_now();
 

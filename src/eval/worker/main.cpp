@@ -485,12 +485,22 @@ class worker {
     reply(fmt::format(R"("ok":true,"outputs":[{}],{})", out_metas, common), std::move(out_payload));
   }
 
-  void time(simdjson::dom::element req, const std::vector<std::byte>& payload) {
+  // kept_sets: time on the sets of this worker's previous timing request (the reference is timed
+  // several ways on the same sets), not on the payload.
+  void time(simdjson::dom::element req, std::vector<std::byte>& sent) {
     if (!model_) throw request_error("no model loaded");
     std::vector<std::vector<meta>> sets;
     simdjson::dom::array set_list = req["sets"].get_array().value();
     for (simdjson::dom::element s : set_list) sets.push_back(parse_metas(s.get_array().value()));
     if (sets.empty()) throw request_error("no input sets to time");
+    bool kept = false;
+    if (req["kept_sets"].get_bool().get(kept)) kept = false;
+    if (!kept) timing_inputs_.swap(sent);
+    const std::vector<std::byte>& payload = timing_inputs_;
+    std::size_t total = 0;
+    for (const auto& set : sets)
+      for (const meta& m : set) total += m.bytes;
+    if (total != payload.size()) throw request_error("the timing sets' sizes do not add up to the payload");
     stopping_rule rule;
     rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
     rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
@@ -626,8 +636,16 @@ class worker {
     reply(R"("ok":true,"available":true)");
   }
 
-  void flops(simdjson::dom::element req, const std::vector<std::byte>& payload) {
+  // kept_sets: on the first set of the previous timing request (its leading bytes), not the payload.
+  void flops(simdjson::dom::element req, const std::vector<std::byte>& sent) {
+    if (!model_) throw request_error("no model loaded");
     auto metas = parse_metas(req["inputs"].get_array().value());
+    bool kept = false;
+    if (req["kept_sets"].get_bool().get(kept)) kept = false;
+    const std::vector<std::byte>& payload = kept ? timing_inputs_ : sent;
+    std::size_t total = 0;
+    for (const meta& m : metas) total += m.bytes;
+    if (total > payload.size()) throw request_error("the inputs' sizes exceed the payload");
     built_inputs in = build_inputs(metas, payload.data(), false);
     py_ref list(PySequence_List(in.tuple.get()));
     py_ref n = call("count_flops", {model_.get(), list.get()});
@@ -654,8 +672,9 @@ class worker {
   unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
-  std::vector<std::byte> inputs_;  // the last inputs request's tensors, or the last run's inputs
-  std::vector<std::byte> spare_;   // a payload buffer to read the next request into
+  std::vector<std::byte> inputs_;         // the last inputs request's tensors, or the last run's inputs
+  std::vector<std::byte> timing_inputs_;  // the last timing request's sets
+  std::vector<std::byte> spare_;          // a payload buffer to read the next request into
   int calls_ = 0;
 };
 
