@@ -29,7 +29,7 @@ for p in "${groups[@]}"; do
       rc=$?
       t1=$(date +%s.%N)
       phase() { grep "] $1 took" "$work/err" | awk '{s += $(NF-1)} END {printf "%.1f", s / 1000}'; }
-      verdict=$(grep -o '^\[[0-9]*/[0-9]*\] [^ ]* *[^ ]* *[a-z_]*' "$work/out" | awk '{print $NF}' | sort | uniq -c | xargs)
+      verdict=$(grep -o '^\[[0-9]*/[0-9]*\] [^ ]* *[^ ]* *[a-z_]*' "$work/err" | awk '{print $NF}' | sort | uniq -c | xargs)
       [[ $rc -eq 0 ]] || verdict="exit $rc"
       names=$(for x in $p; do basename "$x" .py; done | xargs)
       printf '| %s | %s | %d | %.1f | %s | %s | %s |\n' "$names" "$build" "$r" "$(echo "$t1 - $t0" | bc)" \
