@@ -5,15 +5,21 @@
 //   a CUDA graph of 3 headroom_test_graph_kernel nodes, launched twice (6 kernel records)
 //   NVTX: push "outer", push "inner", mark "headroom_test_mark", pop, pop
 //   one cudaMemcpy HtoD and one cudaMemset
-// Usage: profile_target [normal|signal]. `signal` sleeps 1.5 s after the work (so the profiler's
-// flush thread has written it) and raises SIGTERM. Exits 77 when no GPU is usable.
+// Usage: profile_target [normal|signal|multi]. `signal` sleeps 1.5 s after the work (so the
+// profiler's flush thread has written it) and raises SIGTERM. `multi` makes no CUDA call itself: it
+// starts two copies of itself in `normal` mode (fork and exec, as torchrun starts its ranks), the
+// second on the next GPU when there is one, and exits 0 when both did. Exits 77 when no GPU is usable.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -42,13 +48,39 @@ __global__ void headroom_test_a_kernel(int* out) { spin_for(50'000); if (threadI
 __global__ void headroom_test_b_kernel(int* out) { spin_for(50'000); if (threadIdx.x == 0) atomicAdd(out + 1, 1); }
 __global__ void headroom_test_graph_kernel(int* out) { spin_for(10'000); if (threadIdx.x == 0) atomicAdd(out + 2, 1); }
 
+// Two ranks, each a fresh process running the normal workload; HEADROOM_TEST_RANK picks its GPU.
+int run_ranks(const char* self) {
+  pid_t pids[2];
+  for (int rank = 0; rank < 2; ++rank) {
+    pids[rank] = fork();
+    if (pids[rank] < 0) return 1;
+    if (pids[rank] == 0) {
+      setenv("HEADROOM_TEST_RANK", rank ? "1" : "0", 1);
+      execl("/proc/self/exe", self, "normal", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  int result = 0;
+  for (pid_t pid : pids) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;
+    int code = WEXITSTATUS(status);
+    if (code == 77) return 77;
+    if (code != 0) result = 1;
+  }
+  std::printf("profile_target: both ranks ran\n");
+  return result;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "multi") == 0) return run_ranks(argv[0]);
   const bool signal_mode = argc > 1 && std::strcmp(argv[1], "signal") == 0;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "profile_target: no usable CUDA device, skipping\n");
     return 77;
   }
+  if (const char* rank = std::getenv("HEADROOM_TEST_RANK")) CHECK(cudaSetDevice(std::atoi(rank) % devices));
   int* counters = nullptr;
   CHECK(cudaMalloc(&counters, 16 * sizeof(int)));
   std::vector<int> host(16, 0);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Live test of `headroom profile` on a GPU: $1 headroom, $2 profile_target, $3 normal|signal.
+# Live test of `headroom profile` on a GPU: $1 headroom, $2 profile_target, $3 normal|signal|multi
+# (multi: two processes started by one that makes no CUDA call, as torchrun starts ranks; one store).
 # Exits 77 (skipped) when no GPU is usable. Prints every check, so a failure says what was found.
 set -uo pipefail
 bin=$1 target=$2 mode=${3:-normal}
@@ -15,8 +16,46 @@ expected=0
 [[ $mode == signal ]] && expected=143
 if [[ $status -ne $expected ]]; then echo "FAIL: exit status $status, expected $expected"; exit 1; fi
 echo "ok: exit status $status"
-grep -q 'headroom: 1 process, ' "$tmp/stderr" || { echo "FAIL: no summary line for one process"; exit 1; }
+summary='headroom: 1 process, '
+[[ $mode == multi ]] && summary='headroom: 2 processes, '
+grep -q "$summary" "$tmp/stderr" || { echo "FAIL: no summary line '$summary'"; exit 1; }
 [[ -f $tmp/t.sqlite ]] || { echo "FAIL: no store written"; exit 1; }
+
+if [[ $mode == multi ]]; then
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  python3 - "$tmp/t.sqlite" "$gpus" <<'PY' || exit 1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+gpus = int(sys.argv[2])
+failures = []
+def check(ok, what, found):
+    print(("ok:   " if ok else "FAIL: ") + what + f" (found {found})")
+    if not ok:
+        failures.append(what)
+q = lambda sql, *a: db.execute(sql, a).fetchall()
+procs = q("SELECT id, pid FROM processes")
+check(len(procs) == 2 and len({p[1] for p in procs}) == 2, "two processes with distinct pids", procs)
+for pid_index, pid in procs:
+    per = dict(q("""SELECT s.value, count(*) FROM kernels k JOIN strings s ON s.id = k.name
+                    WHERE k.process = ? AND s.value LIKE '%headroom_test_%' GROUP BY s.value""", pid_index))
+    counts = {n.split("(")[0].split("headroom_test_")[-1]: c for n, c in per.items()}
+    check(counts.get("a_kernel") == 10 and counts.get("b_kernel") == 5 and counts.get("graph_kernel") == 6,
+          f"process {pid}: 10 a, 5 b and 6 graph kernels", counts)
+    launches = q("""SELECT count(*) FROM kernels k JOIN strings s ON s.id = k.name
+                    JOIN api_calls c ON c.process = k.process AND c.correlation = k.correlation
+                    WHERE k.process = ? AND s.value LIKE '%headroom_test_%' AND k.graph_node = 0""", pid_index)[0][0]
+    check(launches == 15, f"process {pid}: 15 launches joined to their API calls in the same process", launches)
+used = q("SELECT DISTINCT k.process, k.device FROM kernels k")
+check({p for p, _ in used} == {p for p, _ in procs}, "kernels of both processes", used)
+if gpus >= 2:
+    check(len({d for _, d in used}) == 2, "the second rank on the second GPU", used)
+sys.exit(1 if failures else 0)
+PY
+  "$bin" analyze "$tmp/t.sqlite" --json -o "$tmp/a.json" || { echo "FAIL: analyze could not read the store"; exit 1; }
+  echo "ok: analyze reads the store"
+  echo "PASS ($mode)"
+  exit 0
+fi
 
 python3 - "$tmp/t.sqlite" "$mode" <<'PY'
 import sqlite3, sys
