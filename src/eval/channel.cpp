@@ -123,21 +123,6 @@ constexpr std::size_t slice_bytes = std::size_t{64} << 20;
 
 std::size_t slices(std::size_t size) { return (size + slice_bytes - 1) / slice_bytes; }
 
-// Maps the pages of fresh memory in one call per slice (Linux 5.14; elsewhere they are faulted in
-// one at a time by the first write), rather than a fault per page.
-void populate(std::byte* data, std::size_t size, unsigned threads) {
-#ifdef MADV_POPULATE_WRITE
-  detail::for_each_chunk(slices(size), threads, [&](std::size_t c) {
-    const auto start = reinterpret_cast<std::uintptr_t>(data + c * slice_bytes);
-    const auto end = reinterpret_cast<std::uintptr_t>(data + std::min(size, (c + 1) * slice_bytes));
-    const auto page = start & ~std::uintptr_t{4095};
-    madvise(reinterpret_cast<void*>(page), end - page, MADV_POPULATE_WRITE);
-  });
-#else
-  (void)data, (void)size, (void)threads;
-#endif
-}
-
 void copy_bytes(std::byte* to, const std::byte* from, std::size_t size, unsigned threads) {
   detail::for_each_chunk(slices(size), threads, [&](std::size_t c) {
     std::memcpy(to + c * slice_bytes, from + c * slice_bytes, std::min(slice_bytes, size - c * slice_bytes));
@@ -162,7 +147,7 @@ bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std
   if (out.capacity() < size) {  // fresh memory: populated before resize() zero-fills it
     out = {};
     out.reserve(size);
-    populate(out.data(), size, threads);
+    prefault(out.data(), size, threads);
   }
   out.resize(size);
   copy_bytes(out.data(), static_cast<const std::byte*>(map), size, threads);
@@ -171,6 +156,20 @@ bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std
 }
 
 }  // namespace
+
+void prefault(std::byte* data, std::size_t size, unsigned threads) {
+#ifdef MADV_POPULATE_WRITE
+  if (size == 0) return;
+  detail::for_each_chunk(slices(size), threads, [&](std::size_t c) {
+    const auto start = reinterpret_cast<std::uintptr_t>(data + c * slice_bytes);
+    const auto end = reinterpret_cast<std::uintptr_t>(data + std::min(size, (c + 1) * slice_bytes));
+    const auto page = start & ~std::uintptr_t{4095};
+    madvise(reinterpret_cast<void*>(page), end - page, MADV_POPULATE_WRITE);
+  });
+#else
+  (void)data, (void)size, (void)threads;
+#endif
+}
 
 bool write_message(int fd, const message& m) {
   const std::span<const std::byte> payload(m.payload);

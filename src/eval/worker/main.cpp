@@ -357,6 +357,10 @@ class worker {
       for (auto d : m.shape) numel *= static_cast<std::size_t>(d);
       m.bytes = numel * dtype_size(m.type);
       std::size_t at = payload.size();
+      if (payload.capacity() < at + m.bytes) {  // fresh pages: mapped in one go, then zero-filled
+        payload.reserve(at + m.bytes);
+        prefault(payload.data() + at, m.bytes);
+      }
       payload.resize(at + m.bytes);
       const char* src = static_cast<const char*>(t.data) + t.byte_offset;
       if (m.bytes) {
