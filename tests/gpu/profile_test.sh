@@ -20,25 +20,30 @@ summary='headroom: 1 process, '
 [[ $mode == multi ]] && summary='headroom: 2 processes, '
 grep -q "$summary" "$tmp/stderr" || { echo "FAIL: no summary line '$summary'"; exit 1; }
 [[ -f $tmp/t.sqlite ]] || { echo "FAIL: no store written"; exit 1; }
-
-if [[ $mode == multi ]]; then
-  gpus=$(nvidia-smi -L | grep -c '^GPU')
-  python3 - "$tmp/t.sqlite" "$gpus" <<'PY' || exit 1
+# What both checks below share: the store (argv[1]), a query helper and a check that prints itself.
+cat >"$tmp/store_checks.py" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-gpus = int(sys.argv[2])
 failures = []
 def check(ok, what, found):
     print(("ok:   " if ok else "FAIL: ") + what + f" (found {found})")
     if not ok:
         failures.append(what)
 q = lambda sql, *a: db.execute(sql, a).fetchall()
+PY
+
+if [[ $mode == multi ]]; then
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  PYTHONPATH=$tmp python3 - "$tmp/t.sqlite" "$gpus" <<'PY' || exit 1
+from store_checks import check, q, failures
+import sys
+gpus = int(sys.argv[2])
 procs = q("SELECT id, pid FROM processes")
 check(len(procs) == 2 and len({p[1] for p in procs}) == 2, "two processes with distinct pids", procs)
 for pid_index, pid in procs:
-    per = dict(q("""SELECT s.value, count(*) FROM kernels k JOIN strings s ON s.id = k.name
-                    WHERE k.process = ? AND s.value LIKE '%headroom_test_%' GROUP BY s.value""", pid_index))
-    counts = {n.split("(")[0].split("headroom_test_")[-1]: c for n, c in per.items()}
+    counts = {kind: q("""SELECT count(*) FROM kernels k JOIN strings s ON s.id = k.name
+                         WHERE k.process = ? AND s.value LIKE ?""", pid_index, f"%headroom_test_{kind}%")[0][0]
+              for kind in ("a_kernel", "b_kernel", "graph_kernel")}
     check(counts.get("a_kernel") == 10 and counts.get("b_kernel") == 5 and counts.get("graph_kernel") == 6,
           f"process {pid}: 10 a, 5 b and 6 graph kernels", counts)
     launches = q("""SELECT count(*) FROM kernels k JOIN strings s ON s.id = k.name
@@ -57,16 +62,10 @@ PY
   exit 0
 fi
 
-python3 - "$tmp/t.sqlite" "$mode" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
+PYTHONPATH=$tmp python3 - "$tmp/t.sqlite" "$mode" <<'PY'
+from store_checks import check, q, failures
+import sys
 mode = sys.argv[2]
-failures = []
-def check(ok, what, found):
-    print(("ok:   " if ok else "FAIL: ") + what + f" (found {found})")
-    if not ok:
-        failures.append(what)
-q = lambda sql, *a: db.execute(sql, a).fetchall()
 kernels = q("SELECT k.start, k.end, k.stream, k.correlation, k.graph_node, s.value FROM kernels k JOIN strings s ON s.id = k.name")
 def named(part):
     return [k for k in kernels if part in k[5]]
