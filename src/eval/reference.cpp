@@ -158,9 +158,8 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   ref.eager = parse_timing(eager.doc["timing"]);
   time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
   if (device != "cpu") {
-    std::vector<std::span<const std::byte>> unsent;
-    std::string metas = wire::encode(ref.timing_sets[0].inputs, unsent);
-    answer f = s.ask(fmt::format(R"("op":"flops","inputs":{},"kept_sets":true)", metas), {}, o.run_timeout);
+    answer f = s.ask(fmt::format(R"("op":"flops","inputs":{},"kept_sets":true)", wire::describe(ref.timing_sets[0].inputs)),
+                     {}, o.run_timeout);
     double flops = -1;
     if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
     if (device_ceilings) {

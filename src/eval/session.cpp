@@ -144,8 +144,8 @@ int trial_distribution(int index) { return index < 4 ? index : 0; }
 std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs, bool hold,
                            std::vector<std::span<const std::byte>>* payload) {
   std::string s;
-  std::vector<std::span<const std::byte>> unsent;
-  for (const trial_data& t : sets) s += (s.empty() ? "" : ",") + wire::encode(t.inputs, payload ? *payload : unsent);
+  for (const trial_data& t : sets)
+    s += (s.empty() ? "" : ",") + (payload ? wire::encode(t.inputs, *payload) : wire::describe(t.inputs));
   return fmt::format(
       R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"kept_sets":{})",
       s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs, hold,

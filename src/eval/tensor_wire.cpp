@@ -7,7 +7,7 @@
 
 namespace headroom::eval::wire {
 
-std::string encode(const std::vector<tensor>& tensors, std::vector<std::span<const std::byte>>& parts) {
+std::string describe(const std::vector<tensor>& tensors) {
   std::string s = "[";
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const tensor& t = tensors[i];
@@ -15,9 +15,13 @@ std::string encode(const std::vector<tensor>& tensors, std::vector<std::span<con
     for (std::size_t d = 0; d < t.shape.size(); ++d) shape += fmt::format("{}{}", d ? "," : "", t.shape[d]);
     s += fmt::format(R"({}{{"dtype":"{}","shape":[{}],"bytes":{}}})", i ? "," : "", dtype_name(t.type), shape,
                      t.bytes.size());
-    parts.emplace_back(t.bytes);
   }
   return s + "]";
+}
+
+std::string encode(const std::vector<tensor>& tensors, std::vector<std::span<const std::byte>>& parts) {
+  for (const tensor& t : tensors) parts.emplace_back(t.bytes);
+  return describe(tensors);
 }
 
 namespace {
