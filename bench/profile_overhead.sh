@@ -5,6 +5,7 @@
 #
 #   bench/profile_overhead.sh [HEADROOM]      (default build/device/bin/headroom)
 #   REPS=3 STEPS=30 RUN_TIMEOUT=120 WORKLOADS="gpt_train gpt_infer" bench/profile_overhead.sh
+#   MODES="headroom torch" REPS=1 ...   only the traces bench/profile_agreement.sh compares
 #
 # Each workload runs REPS times in each mode, interleaved (plain, headroom, torch, plain, ...), so a
 # drift of clocks or temperature hits every mode alike. A mode's figure is the median over reps of
@@ -44,7 +45,7 @@ run_one() {  # workload mode rep: one run, its summary in $work/<workload>.<mode
 
 for w in $workloads; do
   for ((r = 1; r <= reps; r++)); do
-    for mode in plain headroom torch; do run_one "$w" "$mode" "$r"; done
+    for mode in ${MODES:-plain headroom torch}; do run_one "$w" "$mode" "$r"; done
   done
 done
 

@@ -15,6 +15,16 @@ Profilers (--profile):
   torch-cpu  torch.profiler with CPU and CUDA activity (what most users record)
   torch-all  torch.profiler, CUDA activity only, recording every timed step (no schedule): the
           fair comparison with `headroom profile`, which also records every step
+
+Overhead in one process (--ab K): the timed steps alternate between blocks of K steps unrecorded and
+K steps recorded, so the comparison does not cross processes (separate runs of the same workload
+differ by several percent on their own). The recorder is --ab-profiler:
+  headroom  torch.cuda.profiler.start()/stop() (cudaProfilerStart/Stop) around the recorded blocks;
+            run under `headroom profile --capture-range cudaProfilerApi`
+  torch     a torch.profiler session (CUDA activity only) around each recorded block
+The first step of every block is left out of both medians (it carries the switch), and one recorded
+block runs during warm-up, so one-time start-up costs fall outside the timed steps. The summary gets
+"recorded" (per step), "ab_off_median_seconds", "ab_on_median_seconds" and "ab_overhead_pct".
 """
 import argparse
 import json
@@ -37,6 +47,9 @@ def parse_args(add_workload_args):
     p.add_argument("--trace", default="trace.json.gz", help="where torch.profiler's trace goes")
     p.add_argument("--summary", default=None, help="write step times as JSON here")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ab", type=int, default=0, metavar="K",
+                   help="alternate blocks of K unrecorded and K recorded timed steps (see the module's help)")
+    p.add_argument("--ab-profiler", choices=["headroom", "torch"], default="headroom")
     add_workload_args(p)
     return p.parse_args()
 
@@ -51,6 +64,8 @@ def run(build, add_workload_args=lambda p: None):
     for _ in range(args.warmup):
         step()
     torch.cuda.synchronize()
+    if args.ab > 0:
+        return run_ab(args, step, description)
 
     times = []
     prof = None
@@ -95,4 +110,69 @@ def run(build, add_workload_args=lambda p: None):
         with open(args.summary, "w") as f:
             json.dump({"workload": description, "mode": args.mode, "profile": args.profile,
                        "step_seconds": times, "median_seconds": med,
+                       "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)
+
+
+class _Recorder:
+    """Switches recording on and off between blocks of steps, in this process."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.prof = None
+        if kind == "headroom" and os.environ.get("HEADROOM_PROFILE_CAPTURE") != "cudaProfilerApi":
+            sys.exit("--ab-profiler headroom needs `headroom profile --capture-range cudaProfilerApi -- ...`")
+
+    def on(self):
+        if self.kind == "headroom":
+            torch.cuda.profiler.start()
+        else:
+            self.prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+            self.prof.start()
+
+    def off(self):
+        if self.kind == "headroom":
+            torch.cuda.profiler.stop()
+        else:
+            self.prof.stop()
+            self.prof = None
+
+
+def run_ab(args, step, description):
+    recorder = _Recorder(args.ab_profiler)
+    # One recorded block during warm-up: CUPTI's and the recorder's start-up stay out of the timing.
+    recorder.on()
+    for _ in range(args.ab):
+        step()
+    torch.cuda.synchronize()
+    recorder.off()
+    times, recorded = [], []
+    nvtx = torch.cuda.is_available()
+    blocks = max(2, 2 * round(args.steps / (2 * args.ab)))
+    for b in range(blocks):
+        on = b % 2 == 1
+        if on:
+            recorder.on()
+        for i in range(args.ab):
+            n = len(times)
+            if nvtx:
+                torch.cuda.nvtx.range_push(f"ProfilerStep#{n}")
+            t0 = time.perf_counter()
+            step()
+            torch.cuda.synchronize()
+            times.append(time.perf_counter() - t0)
+            recorded.append(on)
+            if nvtx:
+                torch.cuda.nvtx.range_pop()
+        if on:
+            recorder.off()
+    settled = lambda want: [t for k, (t, r) in enumerate(zip(times, recorded)) if r == want and k % args.ab != 0]
+    off, on = statistics.median(settled(False)), statistics.median(settled(True))
+    pct = 100 * (on - off) / off
+    print(f"{description}: mode={args.mode} ab={args.ab} profiler={args.ab_profiler} blocks={blocks} "
+          f"off={off * 1e3:.3f} ms on={on * 1e3:.3f} ms overhead={pct:+.2f}%")
+    if args.summary:
+        with open(args.summary, "w") as f:
+            json.dump({"workload": description, "mode": args.mode, "profile": f"ab-{args.ab_profiler}",
+                       "step_seconds": times, "recorded": recorded, "ab_block": args.ab,
+                       "ab_off_median_seconds": off, "ab_on_median_seconds": on, "ab_overhead_pct": pct,
                        "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)

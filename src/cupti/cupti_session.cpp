@@ -55,6 +55,15 @@ struct session {
   CUpti_SubscriberHandle subscriber = nullptr;
   std::vector<CUpti_ActivityKind> enabled;
 
+  // --capture-range cudaProfilerApi: the kinds are enabled between the program's profiler start
+  // and stop calls only (DEVICE stays on throughout: the trace needs the device properties).
+  std::mutex capture_mutex;
+  std::vector<CUpti_ActivityKind> capture_kinds;    // what a start enables
+  std::vector<CUpti_ActivityKind> capture_enabled;  // enabled now
+  bool capturing = false;
+  std::uint32_t capture_ranges = 0;
+  bool capture_failure_logged = false;
+
   std::mutex pool_mutex;
   std::vector<std::uint8_t*> free_buffers;
   std::size_t buffers_made = 0;
@@ -291,6 +300,37 @@ void on_fork_child() { g_forked_child.store(true); }
 
 void at_exit() { stop_session(); }
 
+// The program's cudaProfilerStart (or cuProfilerStart; the runtime's call may pass through the
+// driver's, so both are idempotent): recording begins.
+void capture_start(session& s) {
+  std::lock_guard lock(s.capture_mutex);
+  if (s.capturing) return;
+  s.capturing = true;
+  ++s.capture_ranges;
+  for (auto kind : s.capture_kinds) {
+    const auto result = cuptiActivityEnable(kind);
+    if (result == CUPTI_SUCCESS) {
+      s.capture_enabled.push_back(kind);
+    } else if (!s.capture_failure_logged) {
+      s.capture_failure_logged = true;
+      HEADROOM_CUPTI_TRY(result);
+      std::lock_guard convert(s.convert_mutex);
+      if (!s.closed)
+        s.writer->add_warning(fmt::format("CUPTI activity kind {} could not be enabled at cudaProfilerStart; it is "
+                                          "missing from the trace", static_cast<int>(kind)));
+    }
+  }
+}
+
+// cudaProfilerStop: recording pauses; what was recorded is flushed as usual.
+void capture_stop(session& s) {
+  std::lock_guard lock(s.capture_mutex);
+  if (!s.capturing) return;
+  s.capturing = false;
+  for (auto kind : s.capture_enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+  s.capture_enabled.clear();
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   session* s = g_session;
   if (!owned_here(s) || data == nullptr) return;
@@ -308,6 +348,13 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       // A reset destroys the context and the records CUPTI still holds for it.
       const auto* call = static_cast<const CUpti_CallbackData*>(data);
       if (call->callbackSite == CUPTI_API_ENTER) HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    } else if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+               (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)) {
+      // After the call: the start itself is not part of the range.
+      if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT) capture_start(*s);
+    } else if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+               (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
+      if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) capture_stop(*s);
     }
   } catch (...) {
   }
@@ -317,6 +364,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 void abandon(session& s, const char* why) {
   for (auto kind : s.enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
   s.enabled.clear();
+  {
+    std::lock_guard lock(s.capture_mutex);
+    for (auto kind : s.capture_enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+    s.capture_enabled.clear();
+    s.capture_kinds.clear();
+  }
   if (s.subscriber != nullptr) HEADROOM_CUPTI_TRY(cuptiUnsubscribe(s.subscriber));
   s.subscriber = nullptr;
   s.refusing.store(true);
@@ -414,6 +467,17 @@ bool start_session(profile_settings settings) noexcept {
     HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR));
     HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
                                            CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
+    const bool capture_api = s.settings.capture == capture_range::profiler_api;
+    if (capture_api) {
+      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                             CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000));
+      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                             CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000));
+      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                             CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
+      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                             CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
+    }
 
     if (!HEADROOM_CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) {
       other_client(s);
@@ -422,6 +486,10 @@ bool start_session(profile_settings settings) noexcept {
     // Kernels in CUDA graphs: with CONCURRENT_KERNEL on and GRAPH_TRACE off (never enabled here),
     // CUPTI records every graph node's kernel, with graphId/graphNodeId set.
     for (auto kind : activity_kinds(s.settings.kinds)) {
+      if (capture_api && kind != CUPTI_ACTIVITY_KIND_DEVICE) {
+        s.capture_kinds.push_back(kind);  // enabled by the program's cudaProfilerStart
+        continue;
+      }
       const auto result = cuptiActivityEnable(kind);
       if (result == CUPTI_SUCCESS) {
         s.enabled.push_back(kind);
@@ -470,7 +538,19 @@ void stop_session() noexcept {
       // FORCED also returns buffers holding records not yet complete (cupti_activity.h).
       HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
       s->refusing.store(true, std::memory_order_release);
+      std::uint32_t ranges = 0;
+      {
+        std::lock_guard capture(s->capture_mutex);
+        ranges = s->capture_ranges;
+      }
       std::lock_guard lock(s->convert_mutex);
+      if (s->settings.capture == capture_range::profiler_api) {
+        // Said in the trace, so that a reader knows the gaps are the program's choice.
+        s->writer->add_warning(ranges == 0 ? std::string("recording was limited to cudaProfilerStart/Stop ranges and "
+                                                         "the program never called cudaProfilerStart: nothing was recorded")
+                                           : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)",
+                                                         ranges));
+      }
       collect_dropped_locked(*s, nullptr, 0);
       report_refusals_locked(*s);
       s->converter->finish();

@@ -84,6 +84,15 @@ profile_settings settings_from_env(const env_lookup& env) {
   profile_settings s;
   if (const char* dir = env("HEADROOM_PROFILE_DIR"); dir && *dir) s.dir = dir;
   if (const char* kinds = env("HEADROOM_PROFILE_KINDS")) s.kinds = parse_profile_kinds(kinds, s.problems);
+  if (const char* text = env("HEADROOM_PROFILE_CAPTURE")) {
+    const auto capture = lower(trim(text));
+    if (capture == "cudaprofilerapi") {
+      s.capture = capture_range::profiler_api;
+    } else if (!capture.empty() && capture != "whole") {
+      s.problems.push_back(fmt::format("HEADROOM_PROFILE_CAPTURE='{}' is not 'whole' or 'cudaProfilerApi'; "
+                                       "recording the whole process", text));
+    }
+  }
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);

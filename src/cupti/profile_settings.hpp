@@ -29,9 +29,15 @@ enum class profile_kind : std::uint32_t {
 };
 inline constexpr std::uint32_t all_profile_kinds = (1u << 8) - 1;
 
+// When records are taken (HEADROOM_PROFILE_CAPTURE): the whole process, or only between the
+// program's cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start/stop), as nsys's
+// --capture-range=cudaProfilerApi.
+enum class capture_range { whole, profiler_api };
+
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
+  capture_range capture = capture_range::whole;
   std::chrono::milliseconds flush_period{500};
   std::size_t buffer_pool_bytes = std::size_t{64} << 20;
   std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer

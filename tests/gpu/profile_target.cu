@@ -5,11 +5,13 @@
 //   a CUDA graph of 3 headroom_test_graph_kernel nodes, launched twice (6 kernel records)
 //   NVTX: push "outer", push "inner", mark "headroom_test_mark", pop, pop
 //   one cudaMemcpy HtoD and one cudaMemset
-// Usage: profile_target [normal|signal|multi]. `signal` sleeps 1.5 s after the work (so the
+// Usage: profile_target [normal|signal|multi|capture]. `capture` wraps only the b kernels in
+// cudaProfilerStart/cudaProfilerStop (for --capture-range cudaProfilerApi). `signal` sleeps 1.5 s after the work (so the
 // profiler's flush thread has written it) and raises SIGTERM. `multi` makes no CUDA call itself: it
 // starts two copies of itself in `normal` mode (fork and exec, as torchrun starts its ranks), the
 // second on the next GPU when there is one, and exits 0 when both did. Exits 77 when no GPU is usable.
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -75,6 +77,7 @@ int run_ranks(const char* self) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "multi") == 0) return run_ranks(argv[0]);
   const bool signal_mode = argc > 1 && std::strcmp(argv[1], "signal") == 0;
+  const bool capture_mode = argc > 1 && std::strcmp(argv[1], "capture") == 0;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "profile_target: no usable CUDA device, skipping\n");
@@ -95,9 +98,14 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
   for (int i = 0; i < 10; ++i) headroom_test_a_kernel<<<1, 32, 0, a>>>(counters);
+  if (capture_mode) {
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaProfilerStart());
+  }
   for (int i = 0; i < 5; ++i) headroom_test_b_kernel<<<1, 32, 0, b>>>(counters);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
+  if (capture_mode) CHECK(cudaProfilerStop());
   nvtxRangePop();  // inner
 
   // cuBLAS: C = A * B, 256^3; the kernel's name depends on the cuBLAS version.

@@ -8,7 +8,8 @@ command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"$bin" profile -o "$tmp/t.sqlite" -- "$target" "$mode" 2>"$tmp/stderr"
+capture=(); [[ $mode == capture ]] && capture=(--capture-range cudaProfilerApi)
+"$bin" profile "${capture[@]}" -o "$tmp/t.sqlite" -- "$target" "$mode" 2>"$tmp/stderr"
 status=$?
 cat "$tmp/stderr"
 [[ $status -eq 77 ]] && { echo "profile_target found no usable GPU: skipped"; exit 77; }
@@ -70,6 +71,17 @@ kernels = q("SELECT k.start, k.end, k.stream, k.correlation, k.graph_node, s.val
 def named(part):
     return [k for k in kernels if part in k[5]]
 a, b = named("headroom_test_a_kernel"), named("headroom_test_b_kernel")
+if mode == "capture":
+    # Only the b kernels ran between cudaProfilerStart and cudaProfilerStop.
+    g = named("headroom_test_graph_kernel")
+    check(len(a) == 0 and len(g) == 0, "no kernel from outside the capture range", f"{len(a)} a, {len(g)} graph")
+    check(len(b) == 5, "the 5 headroom_test_b_kernel records inside it", len(b))
+    gemm = [k[5] for k in kernels if any(p in k[5].lower() for p in ("gemm", "nvjet", "cutlass"))]
+    check(not gemm, "no cuBLAS kernel (launched after the stop)", gemm[:3])
+    warnings = [w for (w,) in q("SELECT what FROM warnings")]
+    check(any("1 cudaProfilerStart/Stop range" in w for w in warnings), "the trace says it holds one capture range", warnings)
+    check(len(q("SELECT * FROM devices")) >= 1, "device described", "")
+    sys.exit(1 if failures else 0)
 check(len(a) == 10, "10 headroom_test_a_kernel records", len(a))
 check(len(b) == 5, "5 headroom_test_b_kernel records", len(b))
 durs = [(k[1] - k[0]) / 1e3 for k in a + b]

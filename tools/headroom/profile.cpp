@@ -1,4 +1,4 @@
-// headroom profile [-o FILE] [--kinds LIST] [--no-nvtx] [--keep-streams] -- CMD ARGS...
+// headroom profile [-o FILE] [--kinds LIST] [--capture-range R] [--no-nvtx] [--keep-streams] -- CMD ARGS...
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +28,10 @@ const command_registration registration{command{
       sub->add_option("-o,--output", args->output, "Trace store to write (default headroom-YYYYmmdd-HHMMSS.sqlite)");
       sub->add_option("--kinds", args->kinds,
                       "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync (default all)");
+      sub->add_option("--capture-range", args->capture,
+                      "whole (default): record the whole process; cudaProfilerApi: record only between the program's\n"
+                      "cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start()/stop()), as nsys does")
+          ->check(CLI::IsMember({"whole", "cudaProfilerApi"}));
       sub->add_flag("--no-nvtx", *no_nvtx, "Do not route NVTX ranges to the profiler (NVTX_INJECTION64_PATH is left unset)");
       sub->add_flag("--keep-streams", args->keep_streams,
                     "Keep the per-process event streams (FILE.streams.XXXXXX/<pid>.hrs) after merging");
@@ -36,6 +40,7 @@ const command_registration registration{command{
           "Examples:\n"
           "  headroom profile -o train.sqlite -- python3 train.py --steps 50\n"
           "  headroom profile -o job.sqlite -- torchrun --nproc-per-node 8 train.py   # one process per rank\n"
+          "  headroom profile --capture-range cudaProfilerApi -o steps.sqlite -- python3 train.py\n"
           "  headroom analyze train.sqlite\n"
           "\n"
           "Environment:\n"
@@ -45,7 +50,8 @@ const command_registration registration{command{
           "                             /usr/local/cuda/targets/x86_64-linux/lib)\n"
           "  HEADROOM_PROFILE_FLUSH_MS  how often each process flushes its records to disk\n"
           "  HEADROOM_PROFILE_BUFFER_MB activity buffer memory per process\n"
-          "Set for CMD: CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, HEADROOM_PROFILE_DIR, HEADROOM_PROFILE_KINDS.\n"
+          "Set for CMD: CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, HEADROOM_PROFILE_DIR, HEADROOM_PROFILE_KINDS,\n"
+          "HEADROOM_PROFILE_CAPTURE.\n"
           "Another CUPTI client in CMD (torch.profiler, nsys, ncu) takes precedence: that process runs unprofiled.");
       return [args, no_nvtx] {
         args->nvtx = !*no_nvtx;

@@ -54,6 +54,18 @@ TEST(profile_settings, kinds_list_selects_only_the_named_groups_plus_device_prop
   EXPECT_EQ(kinds.size(), 3u);
 }
 
+TEST(profile_settings, capture_range_is_the_whole_process_unless_the_profiler_api_is_named) {
+  EXPECT_EQ(from({}).capture, capture_range::whole);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_CAPTURE", "whole"}}).capture, capture_range::whole);
+  const auto api = from({{"HEADROOM_PROFILE_CAPTURE", " cudaProfilerAPI "}});
+  EXPECT_EQ(api.capture, capture_range::profiler_api);
+  EXPECT_TRUE(api.problems.empty());
+  const auto bad = from({{"HEADROOM_PROFILE_CAPTURE", "nvtx"}});
+  EXPECT_EQ(bad.capture, capture_range::whole);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("nvtx"), std::string::npos);
+}
+
 TEST(profile_settings, sync_records_cuda_synchronisation_and_can_be_left_out) {
   auto kinds = activity_kinds(from({{"HEADROOM_PROFILE_KINDS", "sync"}}).kinds);
   EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Recording overhead measured inside one process: each workload alternates blocks of unrecorded and
+# recorded timed steps (workloads/common.py, --ab), recorded by `headroom profile --capture-range
+# cudaProfilerApi` (cudaProfilerStart/Stop around the recorded blocks) or by torch.profiler (CUDA
+# activity only, one session per recorded block). Separate runs of the same workload differ by
+# several percent on their own (bench/RESULTS.md, DLRM plain runs 7% apart): a difference between
+# processes cannot resolve the 0.5% target, a ratio within one can. Run on the GPU machine after
+# scripts/device-build; builds nothing.
+#
+#   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
+#   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
+#
+# Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded
+# steps over the median of its unrecorded ones, less one (the first step of every block left out on
+# both sides). Writes $OUT/profile_overhead_ab/<workload>.<profiler>.<rep>.{json,log} and prints a
+# Markdown table (the median over processes). PROFILERS="headroom" and PROFILERS="torch" can run as
+# two lanes on two GPUs (CUDA_VISIBLE_DEVICES) into the same OUT; TABLE_ONLY=1 then prints the table.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+headroom=$(realpath "${1:-build/device/bin/headroom}")
+reps=${REPS:-2} run_timeout=${RUN_TIMEOUT:-150}
+dest=${OUT:-$(mktemp -d)}
+work=$dest/profile_overhead_ab
+mkdir -p "$work"
+export PYTHONUNBUFFERED=1
+workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
+# Script, block length and timed steps: blocks of about 0.1-0.8 s, 8-20 blocks a run.
+declare -A script=([gpt_train]="workloads/gpt.py --mode train" [gpt_infer]="workloads/gpt.py --mode infer"
+                   [dlrm_train]="workloads/dlrm.py --mode train" [dlrm_infer]="workloads/dlrm.py --mode infer"
+                   [resnet50_train]="workloads/resnet50.py --mode train")
+declare -A block=([gpt_train]=5 [gpt_infer]=10 [dlrm_train]=20 [dlrm_infer]=50 [resnet50_train]=10)
+declare -A steps=([gpt_train]=40 [gpt_infer]=80 [dlrm_train]=400 [dlrm_infer]=1000 [resnet50_train]=120)
+
+if [[ -z ${TABLE_ONLY:-} ]]; then
+  [[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
+  for w in $workloads; do
+    for ((r = 1; r <= reps; r++)); do
+      for p in ${PROFILERS:-headroom torch}; do
+        base=$work/$w.$p.$r
+        # shellcheck disable=SC2086
+        args=(${script[$w]} --ab "${block[$w]}" --ab-profiler "$p" --steps "${steps[$w]}" --summary "$base.json")
+        if [[ $p == headroom ]]; then
+          timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi -o "$base.sqlite" -- python3 "${args[@]}"
+        else
+          timeout "$run_timeout" python3 "${args[@]}"
+        fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
+        grep -h "overhead=\|headroom: [0-9]* process" "$base.log" | sed "s/^/   [$w $p $r] /" >&2
+        rm -f "$base.sqlite"
+      done
+    done
+  done
+fi
+
+python3 - "$work" $workloads <<'PY'
+import glob, json, os, statistics, sys
+work, workloads = sys.argv[1], sys.argv[2:]
+def runs(w, p):
+    out = []
+    for f in sorted(glob.glob(f"{work}/{w}.{p}.*.json")):
+        try:
+            out.append(json.load(open(f)))
+        except (OSError, ValueError):
+            pass
+    return out
+print("| workload | step ms (unrecorded) | headroom overhead per process | median | torch.profiler overhead per process | median |")
+print("| --- | ---: | --- | ---: | --- | ---: |")
+medians = {"headroom": [], "torch": []}
+for w in workloads:
+    cells, step = [], None
+    for p in ("headroom", "torch"):
+        rs = runs(w, p)
+        pcts = [r["ab_overhead_pct"] for r in rs]
+        if rs and step is None:
+            step = statistics.median(r["ab_off_median_seconds"] for r in rs) * 1e3
+        m = statistics.median(pcts) if pcts else None
+        if m is not None:
+            medians[p].append(m)
+        cells += [" ".join(f"{x:+.2f}%" for x in pcts) or "n/a", "n/a" if m is None else f"{m:+.2f}%"]
+    print(f"| {w} | {'n/a' if step is None else f'{step:.3f}'} | " + " | ".join(cells) + " |")
+for p, ms in medians.items():
+    if ms:
+        print(f"\nmedian {p} overhead over {len(ms)} workloads: {statistics.median(ms):+.2f}%" +
+              (" (target <= 0.5%, and no worse than torch.profiler)" if p == "headroom" else ""))
+print("(in-process A/B: recorded vs unrecorded blocks of steps; the first step of each block left out)")
+PY
