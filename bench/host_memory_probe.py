@@ -47,3 +47,20 @@ for r in (1, 2):
 p = torch.empty(size, dtype=torch.uint8, pin_memory=True)
 timed("device to pinned memory", lambda: p.copy_(g))
 timed("pinned memory to device", lambda: g.copy_(p))
+
+# Transparent huge pages asked for with madvise (what src/eval/channel.cpp's prefault does), one
+# thread: anonymous memory, populated by a fill.
+import mmap
+torch.set_num_threads(1)
+for r in (1, 2, 3):
+    m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    m.madvise(mmap.MADV_HUGEPAGE)
+    x = torch.frombuffer(m, dtype=torch.uint8)
+    timed(f"fill fresh MADV_HUGEPAGE memory, 1 thread, round {r}", lambda: x.fill_(1))
+    timed("fill it again", lambda: x.fill_(2))
+    del x
+    m.close()
+try:
+    print("thp_fault_alloc / fallback:", [l.strip() for l in open("/proc/vmstat") if l.startswith("thp_fault")])
+except OSError:
+    pass

@@ -9,6 +9,8 @@
 #
 #   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
 #   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
+#   PROFILERS="headroom headroom-nodriver=kernel,memcpy,memset,runtime,nvtx,overhead,sync" ...
+#     (a headroom-NAME=KINDS entry records only KINDS, `headroom profile --kinds`: which kind costs)
 #
 # Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded
 # steps over the median of its unrecorded ones, less one (the first step of every block left out on
@@ -35,12 +37,14 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
   [[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
   for w in $workloads; do
     for ((r = 1; r <= reps; r++)); do
-      for p in ${PROFILERS:-headroom torch}; do
+      for entry in ${PROFILERS:-headroom torch}; do
+        p=${entry%%=*} kinds=(); [[ $entry == *=* ]] && kinds=(--kinds "${entry#*=}")
         base=$work/$w.$p.$r
+        recorder=torch; [[ $p == headroom* ]] && recorder=headroom
         # shellcheck disable=SC2086
-        args=(${script[$w]} --ab "${block[$w]}" --ab-profiler "$p" --steps "${steps[$w]}" --summary "$base.json")
-        if [[ $p == headroom ]]; then
-          timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi -o "$base.sqlite" -- python3 "${args[@]}"
+        args=(${script[$w]} --ab "${block[$w]}" --ab-profiler "$recorder" --steps "${steps[$w]}" --summary "$base.json")
+        if [[ $recorder == headroom ]]; then
+          timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi "${kinds[@]}" -o "$base.sqlite" -- python3 "${args[@]}"
         else
           timeout "$run_timeout" python3 "${args[@]}"
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
@@ -51,9 +55,12 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
   done
 fi
 
-python3 - "$work" $workloads <<'PY'
+labels=$(for e in ${PROFILERS:-headroom torch}; do echo "${e%%=*}"; done | sort -u | tr '\n' ' ')
+[[ -n ${TABLE_ONLY:-} ]] && labels=$(ls "$work" | sed -n 's/^[a-z0-9_]*\.\([a-z-]*\)\.[0-9]*\.json$/\1/p' | sort -u | tr '\n' ' ')
+python3 - "$work" "$labels" $workloads <<'PY'
 import glob, json, os, statistics, sys
-work, workloads = sys.argv[1], sys.argv[2:]
+work, labels, workloads = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
+labels = sorted(labels, key=lambda p: (p != "headroom", p != "torch", p))
 def runs(w, p):
     out = []
     for f in sorted(glob.glob(f"{work}/{w}.{p}.*.json")):
@@ -62,12 +69,12 @@ def runs(w, p):
         except (OSError, ValueError):
             pass
     return out
-print("| workload | step ms (unrecorded) | headroom overhead per process | median | torch.profiler overhead per process | median |")
-print("| --- | ---: | --- | ---: | --- | ---: |")
-medians = {"headroom": [], "torch": []}
+print("| workload | step ms (unrecorded) | " + " | ".join(f"{p} overhead per process | median" for p in labels) + " |")
+print("| --- | ---: | " + " | ".join("--- | ---:" for p in labels) + " |")
+medians = {p: [] for p in labels}
 for w in workloads:
     cells, step = [], None
-    for p in ("headroom", "torch"):
+    for p in labels:
         rs = runs(w, p)
         pcts = [r["ab_overhead_pct"] for r in rs]
         if rs and step is None:

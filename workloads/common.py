@@ -17,7 +17,7 @@ Profilers (--profile):
           fair comparison with `headroom profile`, which also records every step
 
 Overhead in one process (--ab K): the timed steps alternate between blocks of K steps unrecorded and
-K steps recorded, so the comparison does not cross processes (separate runs of the same workload
+K steps recorded (in the order off, on, on, off, off, on, ..., so a drift cancels), so the comparison does not cross processes (separate runs of the same workload
 differ by several percent on their own). The recorder is --ab-profiler:
   headroom  torch.cuda.profiler.start()/stop() (cudaProfilerStart/Stop) around the recorded blocks;
             run under `headroom profile --capture-range cudaProfilerApi`
@@ -147,9 +147,11 @@ def run_ab(args, step, description):
     recorder.off()
     times, recorded = [], []
     nvtx = torch.cuda.is_available()
-    blocks = max(2, 2 * round(args.steps / (2 * args.ab)))
+    # Blocks in the order off, on, on, off, off, on, ...: a steady drift of step times (clocks,
+    # temperature, allocator state) falls on both sides alike instead of favouring the later one.
+    blocks = max(4, 4 * round(args.steps / (4 * args.ab)))
     for b in range(blocks):
-        on = b % 2 == 1
+        on = b % 4 in (1, 2)
         if on:
             recorder.on()
         for i in range(args.ab):

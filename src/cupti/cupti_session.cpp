@@ -300,6 +300,32 @@ void on_fork_child() { g_forked_child.store(true); }
 
 void at_exit() { stop_session(); }
 
+// --api launches: after RUNTIME or DRIVER was enabled (enabling a kind resets its per-call
+// choices), the query calls are switched off one by one.
+void apply_api_filter(const session& s, CUpti_ActivityKind kind) {
+  if (s.settings.api != api_calls::launches) return;
+  const bool runtime = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+  if (!runtime && kind != CUPTI_ACTIVITY_KIND_DRIVER) return;
+  // The query calls' ids, found once by name (a capture range enables the kinds at every start).
+  const auto queries = [](CUpti_CallbackDomain domain, CUpti_CallbackId size) {
+    std::vector<CUpti_CallbackId> ids;
+    for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
+      const auto name = callback_name(domain, cbid);
+      if (!name.empty() && is_query_api(name)) ids.push_back(cbid);
+    }
+    return ids;
+  };
+  static const auto runtime_queries = queries(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  static const auto driver_queries = queries(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  for (CUpti_CallbackId cbid : runtime ? runtime_queries : driver_queries) {
+    if (runtime) {
+      HEADROOM_CUPTI_TRY(cuptiActivityEnableRuntimeApi(cbid, 0));
+    } else {
+      HEADROOM_CUPTI_TRY(cuptiActivityEnableDriverApi(cbid, 0));
+    }
+  }
+}
+
 // The program's cudaProfilerStart (or cuProfilerStart; the runtime's call may pass through the
 // driver's, so both are idempotent): recording begins.
 void capture_start(session& s) {
@@ -311,6 +337,7 @@ void capture_start(session& s) {
     const auto result = cuptiActivityEnable(kind);
     if (result == CUPTI_SUCCESS) {
       s.capture_enabled.push_back(kind);
+      apply_api_filter(s, kind);
     } else if (!s.capture_failure_logged) {
       s.capture_failure_logged = true;
       HEADROOM_CUPTI_TRY(result);
@@ -493,6 +520,7 @@ bool start_session(profile_settings settings) noexcept {
       const auto result = cuptiActivityEnable(kind);
       if (result == CUPTI_SUCCESS) {
         s.enabled.push_back(kind);
+        apply_api_filter(s, kind);
         continue;
       }
       HEADROOM_CUPTI_TRY(result);

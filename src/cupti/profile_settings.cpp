@@ -84,6 +84,14 @@ profile_settings settings_from_env(const env_lookup& env) {
   profile_settings s;
   if (const char* dir = env("HEADROOM_PROFILE_DIR"); dir && *dir) s.dir = dir;
   if (const char* kinds = env("HEADROOM_PROFILE_KINDS")) s.kinds = parse_profile_kinds(kinds, s.problems);
+  if (const char* text = env("HEADROOM_PROFILE_API")) {
+    const auto api = lower(trim(text));
+    if (api == "launches") {
+      s.api = api_calls::launches;
+    } else if (!api.empty() && api != "all") {
+      s.problems.push_back(fmt::format("HEADROOM_PROFILE_API='{}' is not 'all' or 'launches'; recording all calls", text));
+    }
+  }
   if (const char* text = env("HEADROOM_PROFILE_CAPTURE")) {
     const auto capture = lower(trim(text));
     if (capture == "cudaprofilerapi") {
@@ -147,6 +155,26 @@ std::vector<CUpti_ActivityKind> activity_kinds(std::uint32_t kinds) {
   if (has(kinds, profile_kind::overhead)) out.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
   if (has(kinds, profile_kind::sync)) out.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   return out;
+}
+
+bool is_query_api(std::string_view name) {
+  // Prefixes of calls that only read or set host-side state. A launch, copy, memset, allocation,
+  // event, stream, graph or synchronisation call matches none of them.
+  static constexpr std::string_view prefixes[] = {
+      "cudaGetDevice", "cudaGetLastError", "cudaPeekAtLastError", "cudaSetDevice", "cudaStreamIsCapturing",
+      "cudaStreamGetCaptureInfo", "cudaDeviceGetAttribute", "cudaPointerGetAttributes", "cudaFuncGetAttributes",
+      "cudaOccupancy", "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaThreadExchangeStreamCaptureMode",
+      "cudaGetDriverEntryPoint", "cudaGetFuncBySymbol", "cudaGetErrorString", "cudaGetErrorName",
+      "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxGetDevice", "cuDeviceGet", "cuDevicePrimaryCtxGetState",
+      "cuGetProcAddress", "cuPointerGetAttribute", "cuStreamIsCapturing", "cuStreamGetCaptureInfo",
+      "cuFuncGetAttribute", "cuKernelGetFunction", "cuLibraryGetKernel", "cuGetErrorString", "cuGetErrorName",
+      "cuOccupancy", "cuDriverGetVersion", "cuThreadExchangeStreamCaptureMode", "cuCtxGetStreamPriorityRange",
+  };
+  // cudaGetDevice also covers cudaGetDeviceCount and cudaGetDeviceProperties; cuDeviceGet covers
+  // cuDeviceGetAttribute and cuDeviceGetName. Polling calls (cudaStreamQuery, cudaEventQuery) stay:
+  // they are how a program waits without blocking.
+  return std::any_of(std::begin(prefixes), std::end(prefixes),
+                     [&](std::string_view p) { return name.substr(0, p.size()) == p; });
 }
 
 std::string process_command_line(std::size_t limit) {

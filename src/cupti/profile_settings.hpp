@@ -34,10 +34,16 @@ inline constexpr std::uint32_t all_profile_kinds = (1u << 8) - 1;
 // --capture-range=cudaProfilerApi.
 enum class capture_range { whole, profiler_api };
 
+// Which runtime and driver API calls are recorded (HEADROOM_PROFILE_API): every one, or all but
+// the queries that launch, copy and wait for nothing (cudaGetDevice, cudaGetLastError,
+// cudaStreamIsCapturing, cuCtxGetCurrent, ...), which frameworks call several times per kernel.
+enum class api_calls { all, launches };
+
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
   capture_range capture = capture_range::whole;
+  api_calls api = api_calls::all;
   std::chrono::milliseconds flush_period{500};
   std::size_t buffer_pool_bytes = std::size_t{64} << 20;
   std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer
@@ -58,6 +64,10 @@ std::uint32_t parse_profile_kinds(std::string_view list, std::vector<std::string
 // The CUPTI activity kinds to enable for `kinds`. Kernels are always CONCURRENT_KERNEL (KIND_KERNEL
 // serialises the GPU); DEVICE is always enabled, since the trace needs the device properties.
 std::vector<CUpti_ActivityKind> activity_kinds(std::uint32_t kinds);
+
+// True for a runtime or driver API name (as cuptiGetCallbackName gives it) that `api_calls::launches`
+// leaves out: it queries or sets host-side state and puts no work on a device.
+bool is_query_api(std::string_view name);
 
 // /proc/self/cmdline with its NUL separators as spaces, at most `limit` bytes; "" when unreadable.
 std::string process_command_line(std::size_t limit = 4096);

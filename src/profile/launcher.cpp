@@ -144,6 +144,8 @@ int shell_status(int wait_status) {
 int run_profile(const profile_options& options) {
   if (options.command.empty()) throw input_error("profile: no command given (headroom profile -- CMD ARGS...)");
   if (!options.kinds.empty()) check_kinds(options.kinds);
+  if (!options.api.empty() && options.api != "all" && options.api != "launches")
+    throw input_error(fmt::format("profile: --api '{}' is not 'all' or 'launches'", options.api));
   if (!options.capture.empty() && options.capture != "whole" && options.capture != "cudaProfilerApi")
     throw input_error(fmt::format("profile: --capture-range '{}' is not 'whole' or 'cudaProfilerApi'", options.capture));
   const auto inject = find_inject_library();
@@ -156,6 +158,7 @@ int run_profile(const profile_options& options) {
   };
   if (!options.kinds.empty()) env.emplace_back("HEADROOM_PROFILE_KINDS", options.kinds);
   if (!options.capture.empty()) env.emplace_back("HEADROOM_PROFILE_CAPTURE", options.capture);
+  if (!options.api.empty()) env.emplace_back("HEADROOM_PROFILE_API", options.api);
   if (options.nvtx) {
     if (auto cupti = find_cupti_library()) {
       env.emplace_back("NVTX_INJECTION64_PATH", cupti->string());

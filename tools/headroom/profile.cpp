@@ -1,4 +1,4 @@
-// headroom profile [-o FILE] [--kinds LIST] [--capture-range R] [--no-nvtx] [--keep-streams] -- CMD ARGS...
+// headroom profile [-o FILE] [--kinds LIST] [--api A] [--capture-range R] [--no-nvtx] [--keep-streams] -- CMD ARGS...
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +28,10 @@ const command_registration registration{command{
       sub->add_option("-o,--output", args->output, "Trace store to write (default headroom-YYYYmmdd-HHMMSS.sqlite)");
       sub->add_option("--kinds", args->kinds,
                       "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync (default all)");
+      sub->add_option("--api", args->api,
+                      "all (default): record every CUDA runtime and driver call; launches: leave out the queries that\n"
+                      "put no work on a device (cudaGetDevice, cudaGetLastError, cudaStreamIsCapturing, cuCtxGetCurrent...)")
+          ->check(CLI::IsMember({"all", "launches"}));
       sub->add_option("--capture-range", args->capture,
                       "whole (default): record the whole process; cudaProfilerApi: record only between the program's\n"
                       "cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start()/stop()), as nsys does")
@@ -51,7 +55,7 @@ const command_registration registration{command{
           "  HEADROOM_PROFILE_FLUSH_MS  how often each process flushes its records to disk\n"
           "  HEADROOM_PROFILE_BUFFER_MB activity buffer memory per process\n"
           "Set for CMD: CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, HEADROOM_PROFILE_DIR, HEADROOM_PROFILE_KINDS,\n"
-          "HEADROOM_PROFILE_CAPTURE.\n"
+          "HEADROOM_PROFILE_API, HEADROOM_PROFILE_CAPTURE.\n"
           "Another CUPTI client in CMD (torch.profiler, nsys, ncu) takes precedence: that process runs unprofiled.");
       return [args, no_nvtx] {
         args->nvtx = !*no_nvtx;

@@ -48,7 +48,8 @@ read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_p
 
 // Maps the pages of fresh memory (a buffer just reserved) before it is first written: one call per
 // 64 MiB slice, over `threads` threads, instead of a page fault per page (Linux 5.14 and later;
-// elsewhere nothing). Gigabyte payloads cost more in faults than in copying.
+// elsewhere nothing), asking for huge pages first. Gigabyte payloads cost more in faults than in
+// copying.
 void prefault(std::byte* data, std::size_t size, unsigned threads = 1);
 
 inline constexpr std::uint64_t max_header_bytes = 64u << 20;

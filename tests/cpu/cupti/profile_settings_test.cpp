@@ -66,6 +66,32 @@ TEST(profile_settings, capture_range_is_the_whole_process_unless_the_profiler_ap
   EXPECT_NE(bad.problems[0].find("nvtx"), std::string::npos);
 }
 
+TEST(profile_settings, api_calls_are_all_recorded_unless_launches_only_is_asked) {
+  EXPECT_EQ(from({}).api, api_calls::all);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_API", "Launches"}}).api, api_calls::launches);
+  const auto bad = from({{"HEADROOM_PROFILE_API", "some"}});
+  EXPECT_EQ(bad.api, api_calls::all);
+  EXPECT_EQ(bad.problems.size(), 1u);
+}
+
+TEST(profile_settings, launches_only_leaves_out_queries_and_keeps_every_call_that_puts_work_on_a_device) {
+  for (const char* query : {"cudaGetDevice_v3020", "cudaGetDeviceCount", "cudaGetLastError_v3020", "cudaPeekAtLastError",
+                            "cudaStreamIsCapturing_v10000", "cudaStreamGetCaptureInfo_v2_v11030", "cudaSetDevice",
+                            "cudaDeviceGetAttribute", "cudaPointerGetAttributes", "cuCtxGetCurrent", "cuCtxSetCurrent",
+                            "cuDeviceGetAttribute", "cuGetProcAddress_v2", "cuPointerGetAttributes",
+                            "cuStreamGetCaptureInfo_v3", "cuKernelGetFunction", "cuLibraryGetKernel"}) {
+    EXPECT_TRUE(is_query_api(query)) << query;
+  }
+  for (const char* work : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cudaMemcpyAsync_v3020",
+                           "cudaMemsetAsync", "cudaMalloc_v3020", "cudaFree", "cudaEventRecord", "cudaEventSynchronize",
+                           "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaDeviceSynchronize", "cudaGraphLaunch",
+                           "cudaStreamQuery", "cudaEventQuery", "cudaMallocAsync", "cudaProfilerStart",
+                           "cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyHtoDAsync_v2", "cuStreamSynchronize",
+                           "cuGraphLaunch", "cuMemAlloc_v2", "cuModuleLoadData", "cuEventRecord"}) {
+    EXPECT_FALSE(is_query_api(work)) << work;
+  }
+}
+
 TEST(profile_settings, sync_records_cuda_synchronisation_and_can_be_left_out) {
   auto kinds = activity_kinds(from({{"HEADROOM_PROFILE_KINDS", "sync"}}).kinds);
   EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
