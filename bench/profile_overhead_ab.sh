@@ -9,8 +9,8 @@
 #
 #   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
 #   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
-#   PROFILERS="headroom headroom-nodriver=kernel,memcpy,memset,runtime,nvtx,overhead,sync" ...
-#     (a headroom-NAME=KINDS entry records only KINDS, `headroom profile --kinds`: which kind costs)
+#   PROFILERS="headroom headroom-launches=--api+launches headroom-nodriver=--kinds+kernel,runtime" ...
+#     (a headroom-NAME=ARGS entry passes ARGS, '+' for spaces, to `headroom profile`: which setting costs)
 #
 # Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded
 # steps over the median of its unrecorded ones, less one (the first step of every block left out on
@@ -38,18 +38,18 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
   for w in $workloads; do
     for ((r = 1; r <= reps; r++)); do
       for entry in ${PROFILERS:-headroom torch}; do
-        p=${entry%%=*} kinds=(); [[ $entry == *=* ]] && kinds=(--kinds "${entry#*=}")
+        p=${entry%%=*} extra=(); [[ $entry == *=* ]] && IFS=+ read -ra extra <<<"${entry#*=}"
         base=$work/$w.$p.$r
         recorder=torch; [[ $p == headroom* ]] && recorder=headroom
         # shellcheck disable=SC2086
         args=(${script[$w]} --ab "${block[$w]}" --ab-profiler "$recorder" --steps "${steps[$w]}" --summary "$base.json")
         if [[ $recorder == headroom ]]; then
-          timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi "${kinds[@]}" -o "$base.sqlite" -- python3 "${args[@]}"
+          timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi ${extra[@]+"${extra[@]}"} -o "$base.sqlite" -- python3 "${args[@]}"
         else
           timeout "$run_timeout" python3 "${args[@]}"
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
         grep -h "overhead=\|headroom: [0-9]* process" "$base.log" | sed "s/^/   [$w $p $r] /" >&2
-        rm -f "$base.sqlite"
+        [[ ${KEEP_STORES:-0} == 1 ]] || rm -f "$base.sqlite"
       done
     done
   done

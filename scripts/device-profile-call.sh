@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # One device call for the profiler (issue 3), on nvidia-h200-x2 (run through the device tool,
-# carrying .deps): builds with CUDA, runs the profiler's GPU tests, then two lanes side by side:
-#   GPU 0: bench/profile_overhead_ab.sh with headroom, then headroom's whole-run traces
-#   GPU 1: bench/profile_overhead_ab.sh with torch.profiler, then torch.profiler's traces
-# and compares the traces (bench/profile_agreement.sh). Each lane's figures are ratios inside one
+# carrying .deps): builds with CUDA, runs the profiler's GPU tests, then two lanes side by side.
+#   GPU 0: bench/profile_overhead_ab.sh for AB_PROFILERS (default "headroom"), then whole-run
+#          traces (bench/profile_overhead.sh, MODES=TRACE_MODES, default "headroom") of TRACE_WORKLOADS
+#   GPU 1: SECOND_LANE=torch (default): the same for torch.profiler (A/B, then its traces);
+#          SECOND_LANE=eval: scripts/device-eval-call.sh PART="suite kb" on GPU 1 (SUITE_DIR,
+#          KB_DIR continue earlier stores), given what is left of CALL_SECONDS
+# then compares the traces (bench/profile_agreement.sh). Each lane's figures are ratios inside one
 # process or traces of one configuration, so running the lanes at once costs no fairness.
-# PROBE=1 first runs bench/host_memory_probe.py (issue 4's host-memory question).
-# Everything lands in $OUT (results.tgz: the device tool returns only a few files).
+# PROBE=1 (default) first runs bench/host_memory_probe.py (issue 4's host-memory question).
+# KEEP_STORES=1 returns the trace stores and torch traces in results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONUNBUFFERED=1
@@ -22,21 +25,47 @@ B=build/device/bin/headroom
 [[ ${PROBE:-1} == 1 ]] && { timeout 90 python3 bench/host_memory_probe.py "${PROBE_GIB:-8}" >"$OUT/memory.txt" 2>&1; cat "$OUT/memory.txt"; }
 echo "lanes start at $(elapsed) s"
 work=/tmp/prof; mkdir -p $work
-# LANE_SECONDS: each lane's limit (the A/B runs, then the agreement traces with what is left).
-lane() {  # profiler gpu
-  local p=$1 gpu=$2 end=$(( $(date +%s) + ${LANE_SECONDS:-330} ))
+# LANE_SECONDS: each profiler lane's limit (the A/B runs, then the traces with what is left).
+lane() {  # gpu ab-profilers trace-modes
+  local gpu=$1 profilers=$2 modes=$3 end=$(( $(date +%s) + ${LANE_SECONDS:-330} ))
   export CUDA_VISIBLE_DEVICES=$gpu
-  PROFILERS=$p OUT=$work timeout $(( end - $(date +%s) )) bench/profile_overhead_ab.sh "$B" >/dev/null 2>"$OUT/ab-$p.err" ||
-    echo "ab lane $p stopped: $?" >>"$OUT/ab-$p.err"
-  OUT=$work MODES=$p REPS=1 timeout $(( end - $(date +%s) )) bench/profile_overhead.sh "$B" >/dev/null 2>"$OUT/traces-$p.err" ||
-    echo "trace lane $p stopped: $?" >>"$OUT/traces-$p.err"
+  PROFILERS=$profilers WORKLOADS=${AB_WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train} OUT=$work \
+    timeout $(( end - $(date +%s) )) bench/profile_overhead_ab.sh "$B" >/dev/null 2>"$OUT/ab-gpu$gpu.err" ||
+    echo "A/B lane on GPU $gpu stopped: $?" >>"$OUT/ab-gpu$gpu.err"
+  OUT=$work MODES=$modes REPS=1 WORKLOADS=${TRACE_WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train} \
+    timeout $(( end - $(date +%s) )) bench/profile_overhead.sh "$B" >/dev/null 2>"$OUT/traces-gpu$gpu.err" ||
+    echo "trace lane on GPU $gpu stopped: $?" >>"$OUT/traces-gpu$gpu.err"
 }
-lane headroom 0 &
-lane torch 1 &
+lane 0 "${AB_PROFILERS:-headroom}" "${TRACE_MODES:-headroom}" &
+if [[ ${SECOND_LANE:-torch} == eval ]]; then
+  left=$(( ${CALL_SECONDS:-560} - $(elapsed) ))
+  (PART="suite kb" BACKGROUND=none SUITE_DEVICE=cuda:1 KB_DEVICE=cuda:1 REBUILD=0 OUT=$OUT/eval CALL_SECONDS=$left \
+     bash scripts/device-eval-call.sh >"$OUT/eval.log" 2>&1) &
+else
+  lane 1 torch torch &
+fi
 wait
+# A lane's timeout ends its script, not the workload that script was running: end those too, so
+# the comparison below reads only finished traces.
+pkill -f 'workloads/(gpt|dlrm|resnet50)\.py' && sleep 2
 echo "lanes done at $(elapsed) s"
 cat "$OUT"/ab-*.err
+[[ -f $OUT/eval.log ]] && tail -n 30 "$OUT/eval.log"
 OUT=$work TABLE_ONLY=1 bench/profile_overhead_ab.sh "$B" | tee "$OUT/ab.md"
-OUT=$work timeout 120 bench/profile_agreement.sh "$B" | tee "$OUT/agreement.md"
-(cd $work && tar czf "$OUT/results.tgz" --exclude '*.sqlite' --exclude '*.json.gz' . )
+OUT=$work WORKLOADS=${TRACE_WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train} timeout 120 \
+  bench/profile_agreement.sh "$B" | tee "$OUT/agreement.md"
+# Which API calls a workload makes most: what `--api launches` leaves out.
+for s in $work/profile_overhead/*.headroom.1.sqlite; do
+  [[ -f $s ]] && echo "== $(basename "$s")" && python3 - "$s" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for name, n in db.execute("SELECT s.value, count(*) FROM api_calls c JOIN strings s ON s.id = c.name "
+                          "GROUP BY 1 ORDER BY 2 DESC LIMIT 12"):
+    print(f"{n:8d}  {name}")
+PY
+done | tee "$OUT/api-counts.txt"
+# The device tool returns only a few files: everything travels as one archive.
+excl=(--exclude '*.sqlite' --exclude '*.json.gz'); [[ ${KEEP_STORES:-0} == 1 ]] && excl=()
+(cd $work && tar czf "$OUT/prof.tgz" "${excl[@]}" . )
+(cd "$OUT" && tar czf /tmp/results.tgz --exclude build.log . && ls -A | grep -vx 'build.log' | xargs rm -rf && mv /tmp/results.tgz .)
 echo "total $(elapsed) s"
