@@ -9,7 +9,7 @@
 #
 #   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
 #   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
-#   PROFILERS="headroom headroom-launches=--api+launches headroom-nodriver=--kinds+kernel,runtime" ...
+#   PROFILERS="headroom headroom-all=--api+all headroom-nodriver=--kinds+kernel,runtime" ...
 #     (a headroom-NAME=ARGS entry passes ARGS, '+' for spaces, to `headroom profile`: which setting costs)
 #
 # Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded

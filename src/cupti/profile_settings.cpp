@@ -86,10 +86,11 @@ profile_settings settings_from_env(const env_lookup& env) {
   if (const char* kinds = env("HEADROOM_PROFILE_KINDS")) s.kinds = parse_profile_kinds(kinds, s.problems);
   if (const char* text = env("HEADROOM_PROFILE_API")) {
     const auto api = lower(trim(text));
-    if (api == "launches") {
-      s.api = api_calls::launches;
-    } else if (!api.empty() && api != "all") {
-      s.problems.push_back(fmt::format("HEADROOM_PROFILE_API='{}' is not 'all' or 'launches'; recording all calls", text));
+    if (api == "all") {
+      s.api = api_calls::all;
+    } else if (!api.empty() && api != "launches") {
+      s.problems.push_back(
+          fmt::format("HEADROOM_PROFILE_API='{}' is not 'launches' or 'all'; leaving out the query calls", text));
     }
   }
   if (const char* text = env("HEADROOM_PROFILE_CAPTURE")) {

@@ -34,16 +34,17 @@ inline constexpr std::uint32_t all_profile_kinds = (1u << 8) - 1;
 // --capture-range=cudaProfilerApi.
 enum class capture_range { whole, profiler_api };
 
-// Which runtime and driver API calls are recorded (HEADROOM_PROFILE_API): every one, or all but
-// the queries that launch, copy and wait for nothing (cudaGetDevice, cudaGetLastError,
-// cudaStreamIsCapturing, cuCtxGetCurrent, ...), which frameworks call several times per kernel.
+// Which runtime and driver API calls are recorded (HEADROOM_PROFILE_API): all but the queries that
+// launch, copy and wait for nothing (cudaGetDevice, cudaGetLastError, cudaStreamIsCapturing,
+// cuCtxGetCurrent, ...), which frameworks call several times per kernel (the default: on DLRM
+// training it took the in-process overhead from +6.8% to +2.1%, bench/RESULTS.md), or every one.
 enum class api_calls { all, launches };
 
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
   capture_range capture = capture_range::whole;
-  api_calls api = api_calls::all;
+  api_calls api = api_calls::launches;
   std::chrono::milliseconds flush_period{500};
   std::size_t buffer_pool_bytes = std::size_t{64} << 20;
   std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer

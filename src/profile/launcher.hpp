@@ -17,7 +17,7 @@ struct profile_options {
   std::vector<std::string> command;   // argv; command[0] is looked up on PATH
   std::filesystem::path output;       // empty: headroom-<YYYYmmdd-HHMMSS>.sqlite in the working directory
   std::string kinds;                  // HEADROOM_PROFILE_KINDS; empty: the library's default (all)
-  std::string api;                    // HEADROOM_PROFILE_API: "" or "all", or "launches"
+  std::string api;                    // HEADROOM_PROFILE_API: "" or "launches", or "all"
   std::string capture;                // HEADROOM_PROFILE_CAPTURE: "" or "whole", or "cudaProfilerApi"
   bool nvtx = true;                   // route NVTX through CUPTI (NVTX_INJECTION64_PATH)
   bool keep_streams = false;

@@ -29,9 +29,10 @@ const command_registration registration{command{
       sub->add_option("--kinds", args->kinds,
                       "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync (default all)");
       sub->add_option("--api", args->api,
-                      "all (default): record every CUDA runtime and driver call; launches: leave out the queries that\n"
-                      "put no work on a device (cudaGetDevice, cudaGetLastError, cudaStreamIsCapturing, cuCtxGetCurrent...)")
-          ->check(CLI::IsMember({"all", "launches"}));
+                      "launches (default): every CUDA runtime and driver call except the queries that put no work on\n"
+                      "a device (cudaGetDevice, cudaGetLastError, cudaStreamIsCapturing, cuCtxGetCurrent...), which\n"
+                      "frameworks make several times per kernel; all: every call")
+          ->check(CLI::IsMember({"launches", "all"}));
       sub->add_option("--capture-range", args->capture,
                       "whole (default): record the whole process; cudaProfilerApi: record only between the program's\n"
                       "cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start()/stop()), as nsys does")

@@ -66,11 +66,12 @@ TEST(profile_settings, capture_range_is_the_whole_process_unless_the_profiler_ap
   EXPECT_NE(bad.problems[0].find("nvtx"), std::string::npos);
 }
 
-TEST(profile_settings, api_calls_are_all_recorded_unless_launches_only_is_asked) {
-  EXPECT_EQ(from({}).api, api_calls::all);
+TEST(profile_settings, api_calls_leave_out_queries_unless_all_are_asked_for) {
+  EXPECT_EQ(from({}).api, api_calls::launches);
   EXPECT_EQ(from({{"HEADROOM_PROFILE_API", "Launches"}}).api, api_calls::launches);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_API", " ALL"}}).api, api_calls::all);
   const auto bad = from({{"HEADROOM_PROFILE_API", "some"}});
-  EXPECT_EQ(bad.api, api_calls::all);
+  EXPECT_EQ(bad.api, api_calls::launches);
   EXPECT_EQ(bad.problems.size(), 1u);
 }
 
