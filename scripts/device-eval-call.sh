@@ -50,6 +50,7 @@ run_kb() {
   [[ -n ${KB_DIR:-} ]] && cp "$KB_DIR"/kb* "$OUT/"
   # CALL_SECONDS: the call's own limit; the KernelBench run gets what is left of it (less 40 s).
   [[ -n ${CALL_SECONDS:-} ]] && KB_SECONDS=$(( CALL_SECONDS - ($(date +%s) - t0) - 40 ))
+  if (( ${KB_SECONDS:-420} < 30 )); then echo "kb: no time left in the call (${KB_SECONDS} s)"; return; fi
   trace_env=(); [[ ${KB_TRACE:-1} != 0 ]] && trace_env=(HEADROOM_EVAL_TRACE=1)
   env "${trace_env[@]}" timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" \
