@@ -120,8 +120,14 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
-  // Kept payload buffers: about one problem's reference data (--memory-budget).
-  payload_pool().set_limit(static_cast<std::size_t>(std::max<std::uint64_t>(o.memory_budget, 1ull << 30)));
+  if (o.lanes < 1) throw input_error("--lanes must be at least 1");
+  // On the CPU the "device" is the host: another lane's work would run inside every measurement.
+  if (o.lanes > 1 && o.timing && devices.front() == "cpu")
+    throw input_error("--lanes above 1 needs a GPU when timing (on the CPU other lanes would run during every "
+                      "measurement); use --no-timing or one lane");
+  // Kept payload buffers: about one problem's reference data (--memory-budget) per lane.
+  payload_pool().set_limit(static_cast<std::size_t>(std::max<std::uint64_t>(o.memory_budget, 1ull << 30)) *
+                           static_cast<std::size_t>(std::max(1, o.lanes)));
 
   // What is left to do: the store already has the rest (an interrupted run continues).
   std::vector<evaluation> results;
@@ -189,7 +195,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     for (auto& t : pool) t.join();
   }
 
-  // Evaluation: problems are shared out among the devices, one worker at a time per device.
+  // Evaluation: problems are shared out among the devices' lanes (--lanes per device, one by default).
   std::map<std::string, std::vector<const eval_job*>> by_problem;
   std::vector<std::string> order;
   for (const eval_job* j : todo) {
@@ -273,7 +279,8 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     }
   };
   std::vector<std::thread> pool;
-  for (const std::string& d : devices) pool.emplace_back(device_loop, d);
+  for (const std::string& d : devices)
+    for (int lane = 0; lane < o.lanes; ++lane) pool.emplace_back(device_loop, d);
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
   return results;

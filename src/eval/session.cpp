@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
+#include <shared_mutex>
+
+#include "device_gate.hpp"
 #include "headroom/eval/buffer_pool.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
@@ -68,6 +72,15 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
                     std::chrono::seconds timeout) {
   phase_trace trace(eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
   auto take = [](std::uint64_t bytes) { return bytes ? payload_pool().take(bytes) : std::vector<std::byte>(); };
+  // Other evaluations on this device (--lanes) wait while this one measures, and it waits for their
+  // requests in flight; the request's timeout starts once the gate is passed.
+  std::shared_lock<device_gate> sharing;
+  std::unique_lock<device_gate> measuring;
+  switch (gate_use_of(fields)) {
+    case gate_use::shared: sharing = std::shared_lock(gate_for(device_)); break;
+    case gate_use::exclusive: measuring = std::unique_lock(gate_for(device_)); break;
+    case gate_use::none: break;
+  }
   return to_answer(process_->request("{" + fields + "}", payload, timeout, take));
 }
 

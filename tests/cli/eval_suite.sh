@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # headroom eval on the CPU, end to end, with real candidates: every case of the adversarial suite
 # that is meaningful on the CPU gets its expected verdict; an interrupted run continues without
-# duplicates; stats, audit and reverify read what it stored. Skips (77) without Debian's CPU PyTorch.
+# duplicates; stats, audit and reverify read what it stored; two lanes on one device share its
+# problems. Skips (77) without Debian's CPU PyTorch.
 set -uo pipefail
 headroom=$1
 src=$2
@@ -82,4 +83,17 @@ PY
 "$headroom" reverify --db "$work/r.sqlite" --problem problems/matmul "${common[@]}" >"$work/reverify.txt" 2>/dev/null ||
   fail "reverify failed"
 grep -q "0 verdict(s) changed" "$work/reverify.txt" || fail "reverify: $(cat "$work/reverify.txt")"
+# Two lanes on one device: every problem's own Model evaluated once, all correct, nothing twice.
+mkdir -p "$work/lanes"
+cp "$src"/suites/adversarial/problems/{relu,matmul,embedding_bag_sum}.py "$work/lanes/"
+"$headroom" eval "$work/lanes" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
+  --no-timing --trials 2 --lanes 2 --db "$work/lanes.sqlite" >"$work/lanes.txt" 2>"$work/lanes.err" ||
+  fail "eval --lanes 2: $(tail -5 "$work/lanes.err")"
+[[ $(sqlite3 "$work/lanes.sqlite" "select count(*) from evaluations") == 3 ]] || fail "--lanes 2: not 3 evaluations"
+[[ $(sqlite3 "$work/lanes.sqlite" "select count(*) from evaluations where verdict = 'correct'") == 3 ]] ||
+  fail "--lanes 2: a reference was not correct as its own candidate: $(cat "$work/lanes.txt")"
+# With timing, lanes on the CPU would measure each other: refused, with the reason.
+"$headroom" eval "$work/lanes" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
+  --lanes 2 --db "$work/lanes-timed.sqlite" >/dev/null 2>"$work/lanes-timed.err" && fail "--lanes 2 with timing on the CPU ran"
+grep -q "needs a GPU when timing" "$work/lanes-timed.err" || fail "--lanes refusal: $(cat "$work/lanes-timed.err")"
 echo "eval suite: $total evaluations, all as expected"

@@ -1,9 +1,10 @@
 # The orchestration side of `headroom eval` that runs without Python: the timing statistics, the
-# worker channel, problem/candidate pairing, suite expectations and the discrimination audit.
+# worker channel, the device gate, problem/candidate pairing, suite expectations and the audit.
 headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/timing_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/channel_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/buffer_pool_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/device_gate_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/wire_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/audit_test.cpp)

@@ -31,6 +31,11 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   if (!timing) return;
   sub->add_option("--compile-timeout", e.compile_timeout, "Seconds to build a candidate's extension (default 600)");
   sub->add_option("--jobs", o.jobs, "Parallel compilations (default: half the cores)");
+  sub->add_option("--lanes", o.lanes,
+                  "Evaluations in flight per GPU (default 1): worker start-up, transfers and checks overlap, each "
+                  "timing has the GPU to itself; host and GPU memory grow with it (each lane keeps up to "
+                  "--memory-budget of reference data). Above 1 on the CPU only with --no-timing")
+      ->check(CLI::Range(1, 16));
   sub->add_flag("!--no-timing", o.timing, "Check correctness only");
   sub->add_flag("!--no-baselines", o.baselines, "Do not time the reference (no speedups)");
   sub->add_flag("!--no-compile-baseline", o.compiled_baseline, "Do not time the reference under torch.compile");

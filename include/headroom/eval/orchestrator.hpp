@@ -64,6 +64,9 @@ struct eval_options {
   std::chrono::seconds load_timeout{120};
   std::chrono::seconds run_timeout{120};
   int jobs = std::max(1u, std::thread::hardware_concurrency() / 2);  // parallel compilations
+  // Evaluations in flight per GPU: their worker start-up, transfers and checks overlap, while each
+  // measurement (timing, ceilings) has the device to itself (src/eval/device_gate.hpp).
+  int lanes = 1;
   std::uint64_t seed = 0;         // 0: a fresh random seed per run (the candidate cannot predict it)
   bool force = false;             // re-evaluate what the store already has
   bool quiet = false;

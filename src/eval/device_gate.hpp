@@ -1,0 +1,42 @@
+#pragma once
+// Several evaluations in flight on one GPU (--lanes): their workers' start-up, data transfer and
+// checks overlap, but a measurement runs alone. Each request to a worker takes its device's gate:
+// shared for requests that put work on the device, exclusive for those that measure it. Internal
+// to src/eval (session.cpp takes it; orchestrator.cpp starts the lanes).
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace headroom::eval {
+
+enum class gate_use { none, shared, exclusive };
+
+// The use of a request, from its fields ("op":"time",...): time and ceilings measure (exclusive);
+// hello, load, inputs, run, flops and compile_baseline use the device (shared); stop uses nothing.
+gate_use gate_use_of(std::string_view fields);
+
+// A readers-writer lock that lets a waiting writer in before readers that arrive after it: a
+// measurement waits for the requests in flight, never for a stream of new ones. Meets the
+// SharedMutex requirements std::shared_lock and std::unique_lock need (lock, unlock, lock_shared,
+// unlock_shared).
+class device_gate {
+ public:
+  void lock_shared();
+  void unlock_shared();
+  void lock();
+  void unlock();
+  int waiting_writers();  // for tests
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int readers_ = 0;
+  int waiting_writers_ = 0;
+  bool writer_ = false;
+};
+
+// The gate of a device ("cuda:0"), one per device for the life of the process.
+device_gate& gate_for(const std::string& device);
+
+}  // namespace headroom::eval
