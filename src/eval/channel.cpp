@@ -70,6 +70,7 @@ read_status read_all(int fd, void* data, std::size_t size,
 // bulk copy on each side, pages populated in one call, instead of a pipe's megabyte at a time.
 // The frame then carries the file's name; the reader unlinks it as soon as it is mapped.
 constexpr std::uint64_t in_file_flag = 1ull << 63;
+constexpr std::uint64_t in_region_flag = 1ull << 62;  // in the channel's shared_region
 constexpr std::uint64_t file_threshold = 4u << 20;
 
 const std::string& shm_dir() {
@@ -129,19 +130,12 @@ void copy_bytes(std::byte* to, const std::byte* from, std::size_t size, unsigned
   });
 }
 
-bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std::uint64_t size, unsigned threads) {
-  phase_trace trace("read payload file");
-  int f = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f < 0) return false;
-  unlink(path.c_str());
+// Copies `size` bytes of an open payload file (a /dev/shm file or the shared region) into `out`.
+bool copy_out_of(int f, std::vector<std::byte>& out, std::uint64_t size, unsigned threads, int map_flags) {
   // Mapped beyond its end, a file shorter than the frame says would fault (SIGBUS) in the copy.
   struct stat st {};
-  if (fstat(f, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < size) {
-    ::close(f);
-    return false;
-  }
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f, 0);
-  ::close(f);
+  if (fstat(f, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < size) return false;
+  void* map = mmap(nullptr, size, PROT_READ, map_flags | MAP_POPULATE, f, 0);
   if (map == MAP_FAILED) return false;
   // A private copy: the writer could still change the file's pages after the answer arrived.
   if (out.capacity() < size) {  // fresh memory: populated before resize() zero-fills it
@@ -155,7 +149,48 @@ bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std
   return true;
 }
 
+bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std::uint64_t size, unsigned threads) {
+  phase_trace trace("read payload file");
+  int f = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f < 0) return false;
+  unlink(path.c_str());
+  bool ok = copy_out_of(f, out, size, threads, MAP_PRIVATE);
+  ::close(f);
+  return ok;
+}
+
+// Into the region's pages at offset 0; the region grows to the payload when smaller. pwrite per
+// 64 MiB slice, shared among threads.
+bool write_region(const shared_region& via, std::span<const std::span<const std::byte>> parts, std::uint64_t total,
+                  unsigned threads) {
+  phase_trace trace("write shared region");
+  struct stat st {};
+  if (fstat(via.fd, &st) != 0) return false;
+  if (static_cast<std::uint64_t>(st.st_size) < total && ftruncate(via.fd, static_cast<off_t>(total)) != 0) return false;
+  std::atomic<bool> ok{true};
+  std::uint64_t at = 0;
+  for (std::span<const std::byte> part : parts) {
+    detail::for_each_chunk(slices(part.size()), threads, [&](std::size_t c) {
+      const std::size_t from = c * slice_bytes;
+      if (!pwrite_all(via.fd, part.subspan(from, std::min(slice_bytes, part.size() - from)), at + from)) ok = false;
+    });
+    at += part.size();
+  }
+  return ok;
+}
+
+bool read_region(const shared_region& via, std::vector<std::byte>& out, std::uint64_t size, unsigned threads) {
+  phase_trace trace("read shared region");
+  return copy_out_of(via.fd, out, size, threads, MAP_SHARED);
+}
+
 }  // namespace
+
+shared_region make_shared_region(const char* name) {
+  shared_region r;
+  r.fd = memfd_create(name, MFD_CLOEXEC);
+  return r;
+}
 
 void prefault(std::byte* data, std::size_t size, unsigned threads) {
 #ifdef MADV_POPULATE_WRITE
@@ -184,16 +219,25 @@ bool write_message(int fd, const message& m) {
 }
 
 bool write_message(int fd, std::string_view header, std::span<const std::span<const std::byte>> parts) {
+  return write_message(fd, header, parts, shared_region{}, 1);
+}
+
+bool write_message(int fd, std::string_view header, std::span<const std::span<const std::byte>> parts,
+                   const shared_region& via, unsigned threads) {
   char prefix[16];
   std::memcpy(prefix, magic, 4);
   auto header_bytes = static_cast<std::uint32_t>(header.size());
   std::uint64_t payload_bytes = 0;
   for (std::span<const std::byte> part : parts) payload_bytes += part.size();
-  std::string file = payload_bytes >= file_threshold ? write_payload_file(parts) : std::string();
-  std::uint64_t field = file.empty() ? payload_bytes : (payload_bytes | in_file_flag);
+  const bool big = payload_bytes >= file_threshold;
+  const bool in_region = big && via.fd >= 0 && write_region(via, parts, payload_bytes, threads);
+  std::string file = big && !in_region ? write_payload_file(parts) : std::string();
+  std::uint64_t field = in_region ? (payload_bytes | in_region_flag)
+                                  : file.empty() ? payload_bytes : (payload_bytes | in_file_flag);
   std::memcpy(prefix + 4, &header_bytes, 4);
   std::memcpy(prefix + 8, &field, 8);
   bool ok = write_all(fd, prefix, sizeof prefix) && write_all(fd, header.data(), header.size());
+  if (in_region) return ok;
   if (file.empty()) {
     for (std::span<const std::byte> part : parts) ok = ok && write_all(fd, part.data(), part.size());
     return ok;
@@ -205,15 +249,15 @@ bool write_message(int fd, std::string_view header, std::span<const std::span<co
 }
 
 read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
-                         std::vector<std::byte> reuse, unsigned copy_threads) {
+                         std::vector<std::byte> reuse, unsigned copy_threads, const shared_region& via) {
   return read_message(
       fd, deadline,
       [&](std::uint64_t bytes) { return reuse.capacity() >= bytes ? std::move(reuse) : std::vector<std::byte>(); },
-      copy_threads);
+      copy_threads, via);
 }
 
 read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
-                         const buffer_source& take, unsigned copy_threads) {
+                         const buffer_source& take, unsigned copy_threads, const shared_region& via) {
   read_result out;
   char prefix[16];
   out.status = read_all(fd, prefix, sizeof prefix, deadline);
@@ -223,8 +267,10 @@ read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_p
   std::memcpy(&header_bytes, prefix + 4, 4);
   std::memcpy(&payload_bytes, prefix + 8, 8);
   bool in_file = (payload_bytes & in_file_flag) != 0;
-  payload_bytes &= ~in_file_flag;
-  if (std::memcmp(prefix, magic, 4) != 0 || header_bytes > max_header_bytes || payload_bytes > max_payload_bytes) {
+  bool in_region = (payload_bytes & in_region_flag) != 0;
+  payload_bytes &= ~(in_file_flag | in_region_flag);
+  if (std::memcmp(prefix, magic, 4) != 0 || header_bytes > max_header_bytes || payload_bytes > max_payload_bytes ||
+      (in_file && in_region)) {
     out.status = read_status::malformed;
     out.problem = "bad frame prefix";
     return out;
@@ -237,6 +283,14 @@ read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_p
   if (take) {
     std::vector<std::byte> reuse = take(payload_bytes);
     if (reuse.capacity() >= payload_bytes) out.msg.payload = std::move(reuse);
+  }
+  if (in_region) {
+    if (via.fd < 0 || !read_region(via, out.msg.payload, payload_bytes, copy_threads)) {
+      out.status = read_status::malformed;
+      out.problem = via.fd < 0 ? "a payload in a shared region this channel does not have"
+                               : "the shared region is shorter than the payload";
+    }
+    return out;
   }
   if (!in_file) {
     out.msg.payload.resize(payload_bytes);

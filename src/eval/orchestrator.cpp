@@ -3,6 +3,8 @@
 // evaluates their candidates one fresh worker at a time. Results are stored as they finish.
 #include "headroom/eval/orchestrator.hpp"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -120,6 +122,9 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
+  // The parent holds every worker's payload regions and the reference outputs: a candidate (same
+  // user) must not reach them through /proc/<pid>/fd or /proc/<pid>/mem.
+  prctl(PR_SET_DUMPABLE, 0);
   if (o.lanes < 1) throw input_error("--lanes must be at least 1");
   // On the CPU the "device" is the host: another lane's work would run inside every measurement.
   if (o.lanes > 1 && o.timing && devices.front() == "cpu")

@@ -36,6 +36,10 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
     throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   // Larger pipe buffers: KernelBench tensors reach gigabytes, and 64 KiB per read is slow.
   for (int fd : {down[1], up[0]}) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  // Big payloads go through two regions the worker inherits (one each way), their pages kept from
+  // one message to the next. Without memfd both stay -1 and payload files in /dev/shm are used.
+  down_region_ = make_shared_region("headroom-to-worker");
+  up_region_ = make_shared_region("headroom-from-worker");
   std::filesystem::create_directories(launch.log.parent_path());
   int log_fd = ::open(launch.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));
@@ -55,6 +59,9 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   std::string exe = launch.worker.string();
   std::string in_fd = std::to_string(3), out_fd = std::to_string(4);
   std::vector<std::string> args = {exe, "--python", launch.python, "--in", in_fd, "--out", out_fd};
+  if (down_region_.fd >= 0 && up_region_.fd >= 0) {
+    for (const char* a : {"--payload-in", "5", "--payload-out", "6"}) args.emplace_back(a);
+  }
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -73,8 +80,14 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
     // would keep its close-on-exec flag.
     int in_copy = fcntl(down[0], F_DUPFD, 10);
     int out_copy = fcntl(up[1], F_DUPFD, 10);
+    int region_in_copy = down_region_.fd >= 0 ? fcntl(down_region_.fd, F_DUPFD, 10) : -1;
+    int region_out_copy = up_region_.fd >= 0 ? fcntl(up_region_.fd, F_DUPFD, 10) : -1;
     dup2(in_copy, 3);
     dup2(out_copy, 4);
+    if (region_in_copy >= 0 && region_out_copy >= 0) {
+      dup2(region_in_copy, 5);
+      dup2(region_out_copy, 6);
+    }
     execve(exe.c_str(), argv.data(), envp.data());
     _exit(127);
   }
@@ -94,6 +107,8 @@ worker_process::~worker_process() {
   }
   if (to_worker_ >= 0) ::close(to_worker_);
   if (from_worker_ >= 0) ::close(from_worker_);
+  for (int fd : {down_region_.fd, up_region_.fd})
+    if (fd >= 0) ::close(fd);
 }
 
 void worker_process::kill_group() {
@@ -128,8 +143,8 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
   }
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  bool sent = write_message(to_worker_, header, parts);
-  read_result r = sent ? read_message(from_worker_, deadline, take, 0) : read_result{read_status::closed, {}, {}};
+  bool sent = write_message(to_worker_, header, parts, down_region_, 0);
+  read_result r = sent ? read_message(from_worker_, deadline, take, 0, up_region_) : read_result{read_status::closed, {}, {}};
   if (r.status == read_status::ok) {
     simdjson::dom::parser parser;
     simdjson::padded_string padded(r.msg.header);

@@ -56,6 +56,7 @@ class worker_process {
   pid_t pid_ = -1;
   int to_worker_ = -1;
   int from_worker_ = -1;
+  shared_region down_region_, up_region_;  // payloads to and from the worker (channel.hpp)
   std::string nonce_;
   std::filesystem::path log_;
   bool dead_ = false;

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -127,12 +128,14 @@ void capsule_destructor(PyObject* capsule) {
 
 class worker {
  public:
-  worker(int in_fd, int out_fd) : in_(in_fd), out_(out_fd), trace_(std::getenv("HEADROOM_WORKER_TRACE") != nullptr) {}
+  worker(int in_fd, int out_fd, shared_region in_region, shared_region out_region)
+      : in_(in_fd), out_(out_fd), in_region_(in_region), out_region_(out_region),
+        trace_(std::getenv("HEADROOM_WORKER_TRACE") != nullptr) {}
 
   int serve() {
     for (;;) {
       // Into the buffer of an earlier payload: gigabytes of fresh pages cost more than the copy.
-      read_result r = read_message(in_, std::nullopt, std::move(spare_));
+      read_result r = read_message(in_, std::nullopt, std::move(spare_), 1, in_region_);
       if (r.status != read_status::ok) return r.status == read_status::closed ? 0 : 3;
       simdjson::dom::parser parser;
       simdjson::padded_string padded(r.msg.header);
@@ -170,7 +173,8 @@ class worker {
  private:
   // The payload is gathered from `parts` as it is written (bytes the worker keeps, or one buffer).
   void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts = {}) {
-    if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts)) std::_Exit(4);
+    if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts, out_region_, 1))
+      std::_Exit(4);
   }
   void reply(const std::string& fields, const std::vector<std::byte>& payload) {
     const std::span<const std::byte> part(payload);
@@ -671,6 +675,7 @@ class worker {
   }
 
   int in_, out_;
+  shared_region in_region_, out_region_;  // big payloads each way (fd -1: files in /dev/shm)
   bool trace_;
   std::string nonce_;
   std::unique_ptr<device> dev_;
@@ -700,16 +705,19 @@ int hide_fd(int fd) {
 int main(int argc, char** argv) {
   std::string python = "python3";
   int in_fd = -1, out_fd = -1;
+  headroom::eval::shared_region in_region, out_region;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--python") python = argv[i + 1];
     else if (a == "--in") in_fd = std::atoi(argv[i + 1]);
     else if (a == "--out") out_fd = std::atoi(argv[i + 1]);
+    else if (a == "--payload-in") in_region.fd = std::atoi(argv[i + 1]);
+    else if (a == "--payload-out") out_region.fd = std::atoi(argv[i + 1]);
   }
   if (in_fd < 0 || out_fd < 0) {
     std::fprintf(stderr,
                  "headroom-worker is started by `headroom eval` and speaks its protocol over two pipes;\n"
-                 "usage: headroom-worker --python EXE --in FD --out FD\n");
+                 "usage: headroom-worker --python EXE --in FD --out FD [--payload-in FD --payload-out FD]\n");
     return 2;
   }
   using namespace headroom::eval::worker;
@@ -719,6 +727,11 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   in_fd = hide_fd(in_fd);
   out_fd = hide_fd(out_fd);
+  if (in_region.fd >= 0) in_region.fd = hide_fd(in_region.fd);
+  if (out_region.fd >= 0) out_region.fd = hide_fd(out_region.fd);
+  // Another process of this user cannot open this one's descriptors or memory through /proc (the
+  // regions, the reference's outputs); execve made it dumpable again.
+  prctl(PR_SET_DUMPABLE, 0);
   dup2(2, 1);
   try {
     start_python(python);
@@ -726,7 +739,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", e.what());
     return 5;
   }
-  int rc = worker(in_fd, out_fd).serve();
+  int rc = worker(in_fd, out_fd, in_region, out_region).serve();
   std::fflush(nullptr);
   // Skip interpreter finalisation: candidate threads or extensions must not hang or crash the exit.
   std::_Exit(rc);

@@ -1,8 +1,10 @@
 #include "headroom/eval/channel.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <span>
@@ -120,4 +122,71 @@ TEST(Channel, APayloadIsReadIntoTheBufferItIsGiven) {
     ASSERT_EQ(r.status, read_status::ok);
     EXPECT_EQ(r.msg.payload, sent);
   }
+}
+
+namespace {
+std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
+  std::vector<std::byte> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 131 + seed) & 0xFF);
+  return v;
+}
+
+std::size_t dev_shm_files() {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec))
+    n += e.path().filename().string().rfind("headroom-", 0) == 0;
+  return n;
+}
+}  // namespace
+
+TEST(Channel, LargePayloadsTravelThroughTheSharedRegionOneAfterAnother) {
+  shared_region region = make_shared_region("headroom-test");
+  if (region.fd < 0) GTEST_SKIP() << "memfd_create is not available here";
+  pipe_pair p;
+  const std::size_t before = dev_shm_files();
+  // Growing, shrinking and growing again: each answer is exactly what was written, never a longer
+  // earlier payload's tail.
+  for (auto [bytes, seed] : {std::pair<std::size_t, unsigned>{6 << 20, 1}, {5 << 20, 2}, {9 << 20, 3}}) {
+    const std::vector<std::byte> a = pattern(bytes / 3, seed), b = pattern(bytes - bytes / 3, seed + 7);
+    const std::span<const std::byte> parts[] = {a, b};
+    std::thread writer([&] { EXPECT_TRUE(write_message(p.w, R"({"op":"run"})", parts, region, 2)); });
+    read_result r = read_message(p.r, std::chrono::steady_clock::now() + 10s, std::vector<std::byte>(), 2, region);
+    writer.join();
+    ASSERT_EQ(r.status, read_status::ok) << r.problem;
+    ASSERT_EQ(r.msg.payload.size(), bytes);
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), r.msg.payload.begin()));
+    EXPECT_TRUE(std::equal(b.begin(), b.end(), r.msg.payload.begin() + static_cast<std::ptrdiff_t>(a.size())));
+  }
+  EXPECT_EQ(dev_shm_files(), before);  // nothing went through /dev/shm
+  close(region.fd);
+}
+
+TEST(Channel, APayloadInARegionTheReaderDoesNotHaveIsMalformed) {
+  shared_region region = make_shared_region("headroom-test");
+  if (region.fd < 0) GTEST_SKIP() << "memfd_create is not available here";
+  pipe_pair p;
+  const std::vector<std::byte> big = pattern(5 << 20, 4);
+  const std::span<const std::byte> parts[] = {big};
+  ASSERT_TRUE(write_message(p.w, R"({"op":"run"})", parts, region, 1));
+  read_result r = read_message(p.r, std::chrono::steady_clock::now() + 10s);  // no region here
+  EXPECT_EQ(r.status, read_status::malformed);
+  EXPECT_NE(r.problem.find("shared region"), std::string::npos) << r.problem;
+  close(region.fd);
+}
+
+TEST(Channel, SmallPayloadsStayInThePipeEvenWithARegion) {
+  shared_region region = make_shared_region("headroom-test");
+  if (region.fd < 0) GTEST_SKIP() << "memfd_create is not available here";
+  pipe_pair p;
+  message m{R"({"op":"inputs"})", pattern(1000, 5)};
+  const std::span<const std::byte> parts[] = {m.payload};
+  ASSERT_TRUE(write_message(p.w, m.header, parts, region, 1));
+  read_result r = read_message(p.r, std::chrono::steady_clock::now() + 10s);  // works without the region
+  ASSERT_EQ(r.status, read_status::ok);
+  EXPECT_EQ(r.msg.payload, m.payload);
+  struct stat st {};
+  ASSERT_EQ(fstat(region.fd, &st), 0);
+  EXPECT_EQ(st.st_size, 0);  // the region was not touched
+  close(region.fd);
 }
