@@ -54,6 +54,23 @@ def parse_args(add_workload_args):
     return p.parse_args()
 
 
+def timed_step(step, n):
+    """Runs step n inside an NVTX range "ProfilerStep#n"; its wall clock up to the device's end."""
+    # headroom's trace records NVTX, not torch.profiler's markers: a range named as torch names
+    # step N lets `headroom analyze` window it on the timed steps, as it windows torch's traces.
+    # Warm-up steps stay unmarked, since torch's traces do not hold them either.
+    nvtx = torch.cuda.is_available()
+    if nvtx:
+        torch.cuda.nvtx.range_push(f"ProfilerStep#{n}")
+    t0 = time.perf_counter()
+    step()
+    torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t0
+    if nvtx:
+        torch.cuda.nvtx.range_pop()
+    return elapsed
+
+
 def run(build, add_workload_args=lambda p: None):
     args = parse_args(add_workload_args)
     torch.manual_seed(args.seed)
@@ -82,19 +99,8 @@ def run(build, add_workload_args=lambda p: None):
             prof = torch.profiler.profile(activities=activities, schedule=schedule,
                                           on_trace_ready=lambda p: p.export_chrome_trace(args.trace))
         prof.start()
-    # headroom's trace records NVTX, not torch.profiler's markers: a range named as torch names
-    # step N lets `headroom analyze` window it on the timed steps, as it windows torch's traces.
-    # Warm-up steps stay unmarked, since torch's traces do not hold them either.
-    nvtx = torch.cuda.is_available()
     for i in range(args.steps):
-        if nvtx:
-            torch.cuda.nvtx.range_push(f"ProfilerStep#{i}")
-        t0 = time.perf_counter()
-        step()
-        torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
-        if nvtx:
-            torch.cuda.nvtx.range_pop()
+        times.append(timed_step(step, i))
         if prof is not None:
             prof.step()
     if prof is not None:
@@ -146,7 +152,6 @@ def run_ab(args, step, description):
     torch.cuda.synchronize()
     recorder.off()
     times, recorded = [], []
-    nvtx = torch.cuda.is_available()
     # Blocks in the order off, on, on, off, off, on, ...: a steady drift of step times (clocks,
     # temperature, allocator state) falls on both sides alike instead of favouring the later one.
     blocks = max(4, 4 * round(args.steps / (4 * args.ab)))
@@ -155,16 +160,8 @@ def run_ab(args, step, description):
         if on:
             recorder.on()
         for i in range(args.ab):
-            n = len(times)
-            if nvtx:
-                torch.cuda.nvtx.range_push(f"ProfilerStep#{n}")
-            t0 = time.perf_counter()
-            step()
-            torch.cuda.synchronize()
-            times.append(time.perf_counter() - t0)
+            times.append(timed_step(step, len(times)))
             recorded.append(on)
-            if nvtx:
-                torch.cuda.nvtx.range_pop()
         if on:
             recorder.off()
     settled = lambda want: [t for k, (t, r) in enumerate(zip(times, recorded)) if r == want and k % args.ab != 0]
