@@ -188,7 +188,14 @@ bool read_region(const shared_region& via, std::vector<std::byte>& out, std::uin
 
 shared_region make_shared_region(const char* name) {
   shared_region r;
-  r.fd = memfd_create(name, MFD_CLOEXEC);
+  r.fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  // Sealed against shrinking (and against further seals): a candidate holds its worker's regions
+  // and could otherwise cut one short while the parent copies out of its mapping, which would kill
+  // the parent with SIGBUS. Unsealable, it is not used.
+  if (r.fd >= 0 && fcntl(r.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+    ::close(r.fd);
+    r.fd = -1;
+  }
   return r;
 }
 

@@ -29,7 +29,8 @@ enum class read_status { ok, timeout, closed, malformed };
 struct shared_region {
   int fd = -1;
 };
-// A new region (memfd, close-on-exec), or fd -1 where memfd_create is refused.
+// A new region (memfd, close-on-exec, sealed so that it can grow but never shrink), or fd -1 where
+// memfd_create or sealing is refused.
 shared_region make_shared_region(const char* name);
 
 struct read_result {

@@ -1,6 +1,7 @@
 #include "headroom/eval/channel.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,5 +189,16 @@ TEST(Channel, SmallPayloadsStayInThePipeEvenWithARegion) {
   struct stat st {};
   ASSERT_EQ(fstat(region.fd, &st), 0);
   EXPECT_EQ(st.st_size, 0);  // the region was not touched
+  close(region.fd);
+}
+
+TEST(Channel, NoOneCanShrinkARegionUnderTheReader) {
+  // A candidate holds its worker's regions: cut short while the parent copies out of its mapping,
+  // one would kill the parent with SIGBUS.
+  shared_region region = make_shared_region("headroom-test");
+  if (region.fd < 0) GTEST_SKIP() << "memfd_create or sealing is not available here";
+  ASSERT_EQ(ftruncate(region.fd, 8 << 20), 0);  // growing is how writers make room
+  EXPECT_NE(ftruncate(region.fd, 0), 0);
+  EXPECT_NE(fcntl(region.fd, F_ADD_SEALS, F_SEAL_GROW), 0);  // nor can the seals be changed
   close(region.fd);
 }
