@@ -40,6 +40,12 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   // one message to the next. Without memfd both stay -1 and payload files in /dev/shm are used.
   down_region_ = make_shared_region("headroom-to-worker");
   up_region_ = make_shared_region("headroom-from-worker");
+  if (down_region_.fd < 0 || up_region_.fd < 0) {  // both or neither: the worker is told of both
+    for (shared_region* r : {&down_region_, &up_region_}) {
+      if (r->fd >= 0) ::close(r->fd);
+      r->fd = -1;
+    }
+  }
   std::filesystem::create_directories(launch.log.parent_path());
   int log_fd = ::open(launch.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));
