@@ -10,7 +10,8 @@
 # BACKGROUND lists the parts that run one after another in the background, beside the others
 # (default "repeat"): on a two-GPU machine give each lane its own GPU, e.g. BACKGROUND="repeat kb"
 # REPEAT_DEVICE=cuda:1 KB_DEVICE=cuda:1 SUITE_DEVICE=cuda:0.
-# The KernelBench run logs the parent's phases (HEADROOM_EVAL_TRACE, KB_TRACE=0 turns it off).
+# The KernelBench run logs the parent's phases (HEADROOM_EVAL_TRACE, KB_TRACE=0 turns it off);
+# KB_ARGS adds options to it (KB_ARGS="--lanes 2": two evaluations in flight per GPU).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${PART:-suite}
@@ -53,7 +54,7 @@ run_kb() {
   if (( ${KB_SECONDS:-420} < 30 )); then echo "kb: no time left in the call (${KB_SECONDS} s)"; return; fi
   trace_env=(); [[ ${KB_TRACE:-1} != 0 ]] && trace_env=(HEADROOM_EVAL_TRACE=1)
   env "${trace_env[@]}" timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
-    --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" \
+    --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" ${KB_ARGS:-} \
     >"$OUT/kb.txt" 2>"$OUT/kb.err"
   echo "kb eval exit $? at $(( $(date +%s) - t0 )) s"; tail -5 "$OUT/kb.err"
   cp -r /tmp/hc/logs "$OUT/kb-logs" 2>/dev/null  # the workers' own phase logs
