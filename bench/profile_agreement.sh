@@ -16,23 +16,30 @@ cd "$(dirname "$0")/.."
 headroom=$(realpath "${1:-build/device/bin/headroom}")
 work=${OUT:?set OUT to the folder bench/profile_overhead.sh wrote}/profile_overhead
 workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
-echo "| workload | window | headroom trace | torch trace | difference (points) |"
-echo "| --- | --- | ---: | ---: | ---: |"
+# Beside the addressable fraction (over wall clock) each side's window length and the addressable
+# share of GPU-busy time: when the latter agrees and the former does not, the two runs differ in
+# idle time (host jitter between runs), not in what the kernels were classified as.
+echo "| workload | window | headroom trace | torch trace | difference (points) | wall ms (ours / torch) | addressable of busy (ours / torch) |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 for window in steady whole matched; do
 for w in $workloads; do
   ours=$work/$w.headroom.1.sqlite theirs=$work/$w.torch.1.json.gz
   ours_args=(--window "$window") theirs_window=$window
   [[ $window == matched ]] && ours_args=(--window steady --warmup 0) theirs_window=whole
+  totals='import json,sys; t=json.load(sys.stdin)["total"]; print(t["addressable_fraction"], t["wall_ns"], t["addressable_busy_ns"] / max(1, t["busy_ns"]))'
   fa=$(timeout 120 "$headroom" analyze "$ours" "${ours_args[@]}" --json 2>"$work/$w.$window.agree.ours.log" |
-       python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["addressable_fraction"])' 2>/dev/null)
+       python3 -c "$totals" 2>/dev/null)
   fb=$(timeout 120 "$headroom" analyze "$theirs" --window "$theirs_window" --json 2>"$work/$w.$window.agree.torch.log" |
-       python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["addressable_fraction"])' 2>/dev/null)
+       python3 -c "$totals" 2>/dev/null)
   python3 - "$w" "$window" "${fa:-}" "${fb:-}" <<'PY'
 import sys
 w, window, a, b = sys.argv[1:5]
-f = lambda x: f"{100 * float(x):.2f}%" if x else "n/a"
-d = f"{100 * (float(a) - float(b)):+.2f}" if a and b else "n/a"
-print(f"| {w} | {window} | {f(a)} | {f(b)} | {d} |")
+a, b = (a.split() if a else None), (b.split() if b else None)
+f = lambda x: f"{100 * float(x[0]):.2f}%" if x else "n/a"
+d = f"{100 * (float(a[0]) - float(b[0])):+.2f}" if a and b else "n/a"
+wall = lambda x: f"{float(x[1]) / 1e6:.1f}" if x else "n/a"
+share = lambda x: f"{100 * float(x[2]):.2f}%" if x else "n/a"
+print(f"| {w} | {window} | {f(a)} | {f(b)} | {d} | {wall(a)} / {wall(b)} | {share(a)} / {share(b)} |")
 PY
 done
 done
