@@ -53,10 +53,16 @@ run_kb() {
   [[ -n ${CALL_SECONDS:-} ]] && KB_SECONDS=$(( CALL_SECONDS - ($(date +%s) - t0) - 40 ))
   if (( ${KB_SECONDS:-420} < 30 )); then echo "kb: no time left in the call (${KB_SECONDS} s)"; return; fi
   trace_env=(); [[ ${KB_TRACE:-1} != 0 ]] && trace_env=(HEADROOM_EVAL_TRACE=1)
+  # Host memory every 10 s (lanes multiply it): used and available GiB, into kb-memory.log.
+  (while sleep 10; do echo "$(( $(date +%s) - t0 )) s: $(free -g | awk 'NR==2 {print "used " $3 " GiB, available " $7 " GiB"}')"; done \
+     >"$OUT/kb-memory.log" 2>&1) &
+  local sampler=$!
   env "${trace_env[@]}" timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
     --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" ${KB_ARGS:-} \
     >"$OUT/kb.txt" 2>"$OUT/kb.err"
   echo "kb eval exit $? at $(( $(date +%s) - t0 )) s"; tail -5 "$OUT/kb.err"
+  kill $sampler 2>/dev/null
+  sort -t' ' -k4 -n "$OUT/kb-memory.log" 2>/dev/null | tail -1 | sed 's/^/peak host memory use: /'
   cp -r /tmp/hc/logs "$OUT/kb-logs" 2>/dev/null  # the workers' own phase logs
   $B stats "$OUT/kb.sqlite"
   # The audit came with the run (--audit-to): the problems zeros pass under the legacy check.
