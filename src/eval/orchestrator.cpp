@@ -134,11 +134,24 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   payload_pool().set_limit(static_cast<std::size_t>(std::max<std::uint64_t>(o.memory_budget, 1ull << 30)) *
                            static_cast<std::size_t>(std::max(1, o.lanes)));
 
+  // A worker on the first GPU says its model (what the store's "already done" matches: an index
+  // means nothing from one machine to the next) and its architecture: extensions are built for it
+  // only, in the compile phase and at load alike, so the load finds the build up to date.
+  std::string gpu_model;
+  if (devices.front() != "cpu") {
+    session probe(o, devices.front(), "probe", {});
+    probe.hello(o.load_timeout);
+    gpu_model = probe.env().gpu;
+    if (!o.worker_env.count("TORCH_CUDA_ARCH_LIST") && !probe.capability().empty())
+      o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
+    probe.stop();
+  }
+
   // What is left to do: the store already has the rest (an interrupted run continues).
   std::vector<evaluation> results;
   std::vector<const eval_job*> todo;
   for (const eval_job& j : jobs) {
-    if (!o.force && store.has(j.candidate.hash, j.problem.hash, checker_version, devices)) {
+    if (!o.force && store.has(j.candidate.hash, j.problem.hash, checker_version, devices, gpu_model)) {
       evaluation_filter f;
       f.problem = j.problem.id;
       for (evaluation& e : store.evaluations(f))
@@ -153,15 +166,6 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   for (const eval_job* j : todo) {
     store.put_problem({j->problem.id, j->problem.hash, j->problem.path.string(), j->problem.text});
     store.put_candidate({j->candidate.hash, j->candidate.source, j->candidate.path.string(), j->candidate.text});
-  }
-
-  // Extensions are built for the GPU's architecture only, in the compile phase and at load alike,
-  // so the load finds the build up to date.
-  if (devices.front() != "cpu" && !o.worker_env.count("TORCH_CUDA_ARCH_LIST")) {
-    session probe(o, devices.front(), "probe", {});
-    probe.hello(o.load_timeout);
-    if (!probe.capability().empty()) o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
-    probe.stop();
   }
 
   // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU.

@@ -383,17 +383,20 @@ std::optional<stored_problem> results_store::problem_by_hash(const std::string& 
 }
 
 bool results_store::has(const std::string& candidate_hash, const std::string& problem_hash, int checker,
-                        const std::vector<std::string>& devices) {
+                        const std::vector<std::string>& devices, const std::string& gpu) {
   if (impl_->empty || devices.empty()) return false;
   std::string any;
   for (std::size_t i = 0; i < devices.size(); ++i) any += fmt::format("{}?{}", i ? ", " : "", i + 4);
+  const std::string same_model =
+      gpu.empty() ? "" : fmt::format(" OR (gpu = ?{} AND device LIKE 'cuda:%')", devices.size() + 4);
   query q(impl_->db, fmt::format("SELECT 1 FROM evaluations WHERE candidate_hash = ?1 AND problem_hash = ?2 AND "
-                                 "checker = ?3 AND device IN ({})",
-                                 any));
+                                 "checker = ?3 AND (device IN ({}){})",
+                                 any, same_model));
   q.text(candidate_hash);
   q.text(problem_hash);
   q.integer(checker);
   for (const std::string& d : devices) q.text(d);
+  if (!gpu.empty()) q.text(gpu);
   return q.step();
 }
 

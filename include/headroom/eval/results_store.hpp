@@ -54,9 +54,11 @@ class results_store {
   std::optional<stored_problem> problem_by_hash(const std::string& hash);
 
   // True when this candidate was evaluated on this problem, by this checker, on one of these devices
-  // (a run over every GPU of a host continues what an earlier run did on any of them).
+  // (a run over every GPU of a host continues what an earlier run did on any of them), or, when
+  // `gpu` is given ("NVIDIA H200"), on any CUDA device of that model: a GPU's index says nothing
+  // from one run or machine to the next.
   bool has(const std::string& candidate_hash, const std::string& problem_hash, int checker,
-           const std::vector<std::string>& devices);
+           const std::vector<std::string>& devices, const std::string& gpu = {});
   // Inserts or replaces (one transaction; durable when it returns).
   void put(const evaluation& e);
   std::vector<evaluation> evaluations(const evaluation_filter& f = {});

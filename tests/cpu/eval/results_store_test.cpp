@@ -178,6 +178,15 @@ TEST(ResultsStore, HasAnswersForTheExactKeyOnly) {
   // A run over several GPUs continues what was done on any of them.
   EXPECT_TRUE(store.has(e.candidate_hash, e.problem_hash, e.checker, {"cuda:1", e.env.device}));
   EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, {}));
+  // Done on cuda:0 of an H200 is done for a run on cuda:1 of an H200 (the index means nothing from
+  // one machine to the next), not for another model, and never for the CPU.
+  EXPECT_TRUE(store.has(e.candidate_hash, e.problem_hash, e.checker, {"cuda:1"}, e.env.gpu));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, {"cuda:1"}, "NVIDIA H100 80GB HBM3"));
+  EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker + 1, {"cuda:1"}, e.env.gpu));
+  auto on_cpu = row("a", "c2", verdict::correct, 1.0);
+  on_cpu.env.device = "cpu";
+  store.put(on_cpu);
+  EXPECT_FALSE(store.has(on_cpu.candidate_hash, on_cpu.problem_hash, on_cpu.checker, {"cuda:0"}, on_cpu.env.gpu));
 }
 
 TEST(ResultsStore, NewerCheckerKeepsBothRowsAndLatestOnlyReturnsTheNewest) {
