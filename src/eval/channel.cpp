@@ -66,9 +66,10 @@ read_status read_all(int fd, void* data, std::size_t size,
   return read_status::ok;
 }
 
-// Large payloads (KernelBench tensors reach gigabytes) travel through a file in shared memory: one
-// bulk copy on each side, pages populated in one call, instead of a pipe's megabyte at a time.
-// The frame then carries the file's name; the reader unlinks it as soon as it is mapped.
+// Large payloads (KernelBench tensors reach gigabytes) travel through the channel's shared region
+// when it has one (the frame says so), else through a file in shared memory: one bulk copy on each
+// side instead of a pipe's megabyte at a time. A file's frame carries its name; the reader unlinks
+// it as soon as it is mapped.
 constexpr std::uint64_t in_file_flag = 1ull << 63;
 constexpr std::uint64_t in_region_flag = 1ull << 62;  // in the channel's shared_region
 constexpr std::uint64_t file_threshold = 4u << 20;

@@ -134,31 +134,32 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   payload_pool().set_limit(static_cast<std::size_t>(std::max<std::uint64_t>(o.memory_budget, 1ull << 30)) *
                            static_cast<std::size_t>(std::max(1, o.lanes)));
 
-  // A worker on the first GPU says its model (what the store's "already done" matches: an index
-  // means nothing from one machine to the next) and its architecture: extensions are built for it
-  // only, in the compile phase and at load alike, so the load finds the build up to date.
-  std::string gpu_model;
-  if (devices.front() != "cpu") {
-    session probe(o, devices.front(), "probe", {});
-    probe.hello(o.load_timeout);
-    gpu_model = probe.env().gpu;
-    if (!o.worker_env.count("TORCH_CUDA_ARCH_LIST") && !probe.capability().empty())
-      o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
-    probe.stop();
-  }
-
   // What is left to do: the store already has the rest (an interrupted run continues).
   std::vector<evaluation> results;
   std::vector<const eval_job*> todo;
-  for (const eval_job& j : jobs) {
-    if (!o.force && store.has(j.candidate.hash, j.problem.hash, checker_version, devices, gpu_model)) {
-      evaluation_filter f;
-      f.problem = j.problem.id;
-      for (evaluation& e : store.evaluations(f))
-        if (e.candidate_hash == j.candidate.hash && e.problem_hash == j.problem.hash) results.push_back(e);
-      continue;
-    }
-    todo.push_back(&j);
+  auto done_before = [&](const eval_job& j, const std::string& gpu_model) {
+    if (o.force || !store.has(j.candidate.hash, j.problem.hash, checker_version, devices, gpu_model)) return false;
+    evaluation_filter f;
+    f.problem = j.problem.id;
+    for (evaluation& e : store.evaluations(f))
+      if (e.candidate_hash == j.candidate.hash && e.problem_hash == j.problem.hash) results.push_back(e);
+    return true;
+  };
+  for (const eval_job& j : jobs)
+    if (!done_before(j, {})) todo.push_back(&j);
+  // Only when something is left, a worker on the first GPU says its model and architecture. The
+  // model: a row of another GPU index of that model is done too (an index means nothing from one
+  // machine to the next). The architecture: extensions are built for it only, in the compile
+  // phase and at load alike, so the load finds the build up to date.
+  if (!todo.empty() && devices.front() != "cpu") {
+    session probe(o, devices.front(), "probe", {});
+    probe.hello(o.load_timeout);
+    const std::string gpu_model = probe.env().gpu;
+    if (!o.worker_env.count("TORCH_CUDA_ARCH_LIST") && !probe.capability().empty())
+      o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
+    probe.stop();
+    if (!gpu_model.empty())
+      std::erase_if(todo, [&](const eval_job* j) { return done_before(*j, gpu_model); });
   }
   int total = static_cast<int>(todo.size());
   std::atomic<int> done{0};

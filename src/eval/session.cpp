@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <ctime>
-
-#include <fmt/format.h>
-
 #include <mutex>
 #include <shared_mutex>
+
+#include <fmt/format.h>
 
 #include "device_gate.hpp"
 #include "headroom/eval/buffer_pool.hpp"
