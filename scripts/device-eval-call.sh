@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for `headroom eval` (run through the device tool, carrying .deps):
 #   PART=suite  builds, runs the GPU tests (ctest -L gpu: the profiler's and the adversarial suite's
-#               CUDA cases);
+#               CUDA cases; GPU_TESTS_EXCLUDE=gpu_eval_suite leaves out the tests that regex matches);
 #   PART=repeat one correct candidate evaluated REPEAT times (the spread of its speedup);
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
 #               repository) with each problem's own Model as the candidate, and audits it, within
@@ -42,7 +42,7 @@ run_suite() {
   # The GPU tests: the profiler's and gpu_eval_suite (the adversarial suite's CUDA-meaningful cases).
   # The suite's store, cache and log stay in $OUT/suite (SUITE_DIR: an earlier call's, to continue).
   mkdir -p "$OUT/suite"; [[ -n ${SUITE_DIR:-} ]] && cp -r "$SUITE_DIR"/. "$OUT/suite/"
-  (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite EVAL_SUITE_DEVICE=${SUITE_DEVICE:-cuda} timeout ${SUITE_SECONDS:-500} ctest -L gpu --output-on-failure 2>&1 | tail -80)
+  (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite EVAL_SUITE_DEVICE=${SUITE_DEVICE:-cuda} timeout ${SUITE_SECONDS:-500} ctest -L gpu ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} --output-on-failure 2>&1 | tail -80)
   echo "gpu tests done at $(( $(date +%s) - t0 )) s"
 }
 run_kb() {
