@@ -136,7 +136,8 @@ bool copy_out_of(int f, std::vector<std::byte>& out, std::uint64_t size, unsigne
   // Mapped beyond its end, a file shorter than the frame says would fault (SIGBUS) in the copy.
   struct stat st {};
   if (fstat(f, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < size) return false;
-  void* map = mmap(nullptr, size, PROT_READ, map_flags | MAP_POPULATE, f, 0);
+  // One thread maps the pages up front; several fault them in as they copy, which is faster.
+  void* map = mmap(nullptr, size, PROT_READ, map_flags | (threads == 1 ? MAP_POPULATE : 0), f, 0);
   if (map == MAP_FAILED) return false;
   // A private copy: the writer could still change the file's pages after the answer arrived.
   if (out.capacity() < size) {  // fresh memory: populated before resize() zero-fills it

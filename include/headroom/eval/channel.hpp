@@ -52,9 +52,10 @@ bool write_message(int fd, std::string_view header, std::span<const std::span<co
 // Blocks until a whole message arrived, the deadline passed, or the writer closed the pipe. The
 // payload is read into `reuse`'s storage when it is large enough: the buffer of an earlier
 // payload, whose pages are already mapped (faulting in fresh pages costs more than the copy).
-// A payload in a file is copied out by `copy_threads` threads (0: the machine's cores). The worker
-// keeps one: a thread of its own, even one just joined, could hide a candidate's background
-// thread from the count that detects it.
+// A payload in a file is copied out by `copy_threads` threads (0: the machine's cores; the threads
+// of the process's installed chunk_pool where it has one, as the worker does: a thread of its own
+// started and joined for a copy could hide a candidate's background thread from the count that
+// detects it).
 read_result read_message(int fd, std::optional<std::chrono::steady_clock::time_point> deadline,
                          std::vector<std::byte> reuse = {}, unsigned copy_threads = 1, const shared_region& via = {});
 // The same with the buffer chosen once the payload's size is known: `take(bytes)` returns one to

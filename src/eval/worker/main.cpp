@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "../parallel.hpp"
 #include "../phase_trace.hpp"
 #include "headroom/eval/channel.hpp"
 #include "headroom/eval/tensor.hpp"
@@ -135,7 +136,8 @@ class worker {
   int serve() {
     for (;;) {
       // Into the buffer of an earlier payload: gigabytes of fresh pages cost more than the copy.
-      read_result r = read_message(in_, std::nullopt, std::move(spare_), 1, in_region_);
+      // Bulk copies run on the worker's chunk_pool (installed in main), never on new threads.
+      read_result r = read_message(in_, std::nullopt, std::move(spare_), 0, in_region_);
       if (r.status != read_status::ok) return r.status == read_status::closed ? 0 : 3;
       simdjson::dom::parser parser;
       simdjson::padded_string padded(r.msg.header);
@@ -173,7 +175,7 @@ class worker {
  private:
   // The payload is gathered from `parts` as it is written (bytes the worker keeps, or one buffer).
   void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts = {}) {
-    if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts, out_region_, 1))
+    if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts, out_region_, 0))
       std::_Exit(4);
   }
   void reply(const std::string& fields, const std::vector<std::byte>& payload) {
@@ -363,7 +365,7 @@ class worker {
       std::size_t at = payload.size();
       if (payload.capacity() < at + m.bytes) {  // fresh pages: mapped in one go, then zero-filled
         payload.reserve(at + m.bytes);
-        prefault(payload.data() + at, m.bytes);
+        prefault(payload.data() + at, m.bytes, 0);
       }
       payload.resize(at + m.bytes);
       const char* src = static_cast<const char*>(t.data) + t.byte_offset;
@@ -447,13 +449,15 @@ class worker {
     phase.reset();
     py_ref args_list(PySequence_List(in.tuple.get()));
     py_ref record(PyBool_FromLong(record_ops));
-    phase.emplace("worker: forward");
+    phase.emplace("worker: device done before forward");
     dev_->synchronize();
+    phase.emplace("worker: forward returned");
     int threads_before = count_threads();
     set_poison(poison);
     py_ref result = call("call", {model_.get(), args_list.get(), record.get()});
     set_poison(-1);
     if (!result) return reply_python_error("runtime_error");
+    phase.emplace("worker: forward's device work done");
     dev_->synchronize();
     if (allocation_failed())
       return reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"out_of_memory","message":{})",
@@ -733,6 +737,11 @@ int main(int argc, char** argv) {
   // regions, the reference's outputs); execve made it dumpable again.
   prctl(PR_SET_DUMPABLE, 0);
   dup2(2, 1);
+  // Copies and page mapping of gigabyte payloads on every core (one thread moved 6 GiB through the
+  // shared region at 2-4 GB/s on the H200 host), on threads that live as long as the process: the
+  // thread count around a candidate's call must see only the candidate's own (parallel.hpp).
+  headroom::eval::detail::chunk_pool copy_pool(headroom::eval::detail::default_threads());
+  headroom::eval::detail::chunk_pool::installed() = &copy_pool;
   try {
     start_python(python);
   } catch (const std::exception& e) {
