@@ -161,24 +161,27 @@ bool read_payload_file(const std::string& path, std::vector<std::byte>& out, std
   return ok;
 }
 
-// Into the region's pages at offset 0; the region grows to the payload when smaller. pwrite per
-// 64 MiB slice, shared among threads.
+// Into the region's pages at offset 0; the region grows to the payload when smaller. Copied through
+// a shared mapping, 64 MiB slices shared among threads: pwrite takes the file's lock, so threads
+// writing the same memfd that way run one at a time (6 GiB took 1.5-3.4 s on the H200 host).
 bool write_region(const shared_region& via, std::span<const std::span<const std::byte>> parts, std::uint64_t total,
                   unsigned threads) {
   phase_trace trace("write shared region");
   struct stat st {};
   if (fstat(via.fd, &st) != 0) return false;
   if (static_cast<std::uint64_t>(st.st_size) < total && ftruncate(via.fd, static_cast<off_t>(total)) != 0) return false;
-  std::atomic<bool> ok{true};
+  if (total == 0) return true;
+  // The region is sealed against shrinking, so the mapping cannot lose its pages under the copy.
+  void* map = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, via.fd, 0);
+  if (map == MAP_FAILED) return false;
+  auto* to = static_cast<std::byte*>(map);
   std::uint64_t at = 0;
   for (std::span<const std::byte> part : parts) {
-    detail::for_each_chunk(slices(part.size()), threads, [&](std::size_t c) {
-      const std::size_t from = c * slice_bytes;
-      if (!pwrite_all(via.fd, part.subspan(from, std::min(slice_bytes, part.size() - from)), at + from)) ok = false;
-    });
+    copy_bytes(to + at, part.data(), part.size(), threads);
     at += part.size();
   }
-  return ok;
+  munmap(map, total);
+  return true;
 }
 
 bool read_region(const shared_region& via, std::vector<std::byte>& out, std::uint64_t size, unsigned threads) {
