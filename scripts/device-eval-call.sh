@@ -6,6 +6,7 @@
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit).
+# PART=probe  times a worker's first forward call (bench/first_call_probe.py).
 # PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
 # BACKGROUND lists the parts that run one after another in the background, beside the others
 # (default "repeat"): on a two-GPU machine give each lane its own GPU, e.g. BACKGROUND="repeat kb"
@@ -75,9 +76,14 @@ weak = [r["problem"] for r in rows if not r["discriminating"]]
 print(f"audited {len(rows)}; zeros pass legacy 1e-2 on {len(zeros)}: {zeros}; ours fails to reject a fake on {len(weak)}: {weak}")
 PY
 }
+# PART probe: where a worker's first forward call spends its seconds (bench/first_call_probe.py).
+run_probe() {
+  timeout 300 python3 bench/first_call_probe.py build/device/lib/libheadroom_poison_alloc.so 2>&1 | tee "$OUT/first-call.txt"
+  echo "probe done at $(( $(date +%s) - t0 )) s"
+}
 BACKGROUND=${BACKGROUND:-repeat}
 (for part in $BACKGROUND; do [[ " $PART " == *" $part "* ]] && "run_$part"; done >"$OUT/background.log" 2>&1) &
-for part in suite kb; do
+for part in suite probe kb; do
   [[ " $PART " == *" $part "* && " $BACKGROUND " != *" $part "* ]] && "run_$part"
 done
 wait
