@@ -17,7 +17,8 @@ common=(--device cpu --python "$python" --cache "$work/cache" --max-time 0.5 --m
 manifest="$src/suites/adversarial/manifest.toml"
 
 # An interrupted run: stop it after a few evaluations are stored...
-"$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" >"$work/first.txt" 2>"$work/first.err" &
+"$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" --audit-to "$work/audit.jsonl" \
+  >"$work/first.txt" 2>"$work/first.err" &
 pid=$!
 for _ in $(seq 1 600); do
   n=$(sqlite3 "$work/r.sqlite" "select count(*) from evaluations" 2>/dev/null || echo 0)
@@ -62,6 +63,14 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert rows, "no audit rows"
 assert all(r["discriminating"] for r in rows), rows
 PY
+# Every problem a candidate was run on (not stopped at compilation) has its audit row, the
+# interrupted first run's included: the line is written before the problem's evaluation is stored.
+sqlite3 "$work/r.sqlite" "select distinct problem from evaluations where reasons not like '%\"code\": \"compile%'" \
+  | sort >"$work/evaluated.txt"
+python3 -c 'import json,sys; print("\n".join(sorted({json.loads(l)["problem"] for l in open(sys.argv[1])})))' \
+  "$work/audit.jsonl" >"$work/audited.txt"
+missing=$(comm -23 "$work/evaluated.txt" "$work/audited.txt")
+[[ -z $missing ]] || fail "evaluated without an audit row: $missing"
 
 # stats reads the store.
 "$headroom" stats "$work/r.sqlite" --csv >"$work/stats.csv" || fail "stats failed"
@@ -87,8 +96,15 @@ grep -q "0 verdict(s) changed" "$work/reverify.txt" || fail "reverify: $(cat "$w
 mkdir -p "$work/lanes"
 cp "$src"/suites/adversarial/problems/{relu,matmul,embedding_bag_sum}.py "$work/lanes/"
 "$headroom" eval "$work/lanes" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
-  --no-timing --trials 2 --lanes 2 --db "$work/lanes.sqlite" >"$work/lanes.txt" 2>"$work/lanes.err" ||
-  fail "eval --lanes 2: $(tail -5 "$work/lanes.err")"
+  --no-timing --trials 2 --lanes 2 --db "$work/lanes.sqlite" --audit-to "$work/lanes-audit.jsonl" \
+  >"$work/lanes.txt" 2>"$work/lanes.err" || fail "eval --lanes 2: $(tail -5 "$work/lanes.err")"
+# Without timing the audit runs beside the candidate's evaluation: one row per problem, each rejecting every fake.
+python3 - "$work/lanes-audit.jsonl" <<'PY' || fail "--lanes 2 --audit-to: $(cat "$work/lanes-audit.jsonl")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted(r["problem"].split("/")[-1] for r in rows) == ["embedding_bag_sum", "matmul", "relu"], rows
+assert all(r["discriminating"] for r in rows), rows
+PY
 [[ $(sqlite3 "$work/lanes.sqlite" "select count(*) from evaluations") == 3 ]] || fail "--lanes 2: not 3 evaluations"
 [[ $(sqlite3 "$work/lanes.sqlite" "select count(*) from evaluations where verdict = 'correct'") == 3 ]] ||
   fail "--lanes 2: a reference was not correct as its own candidate: $(cat "$work/lanes.txt")"
