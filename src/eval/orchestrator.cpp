@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -216,10 +217,19 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   std::atomic<std::size_t> next_problem{0};
   std::mutex result_mutex;
   std::exception_ptr failure;
+  // A problem whose every candidate failed to compile needs no reference worker.
+  auto needs_reference = [&](std::size_t i) {
+    const auto& group = by_problem[order[i]];
+    return std::any_of(group.begin(), group.end(), [&](const eval_job* j) { return !compile_failures.count(j->candidate.hash); });
+  };
   auto device_loop = [&](const std::string& device) {
     std::optional<ceilings> device_ceilings;
+    // The next problem's reference worker starts while this problem's last candidate runs (seconds
+    // of start-up a problem, 4 s on the H200 host); that problem is claimed for this lane then.
+    std::unique_ptr<session_start> next_reference;
+    std::optional<std::size_t> claimed;
     try {
-      for (std::size_t i; (i = next_problem++) < order.size();) {
+      for (std::size_t i; (i = claimed ? *std::exchange(claimed, std::nullopt) : next_problem++) < order.size();) {
         const auto& group = by_problem[order[i]];
         std::optional<reference_data> ref;
         // The audit reads only the reference data. On a GPU it runs beside the first candidate's
@@ -243,6 +253,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
         std::unique_ptr<session_start> pending;
         auto wait_for_pending = [&] {
           if (pending) pending->wait();
+          if (next_reference) next_reference->wait();
         };
         for (std::size_t k = 0; k < group.size(); ++k) {
           const eval_job* j = group[k];
@@ -266,7 +277,9 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
               pending = start_worker(k);
               {
                 phase_trace trace("prepare_reference");
-                ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending);
+                std::unique_ptr<session> started = next_reference ? next_reference->take() : nullptr;
+                next_reference.reset();
+                ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started));
               }
               if (!ref->error.empty()) pending.reset();  // every candidate gets reference_error
               if (!o.audit_output.empty()) {
@@ -281,6 +294,11 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             phase_trace trace("evaluate_candidate");
             std::unique_ptr<session> started = pending ? pending->take() : nullptr;
             pending = ref->error.empty() ? start_worker(k + 1) : nullptr;
+            if (k + 1 == group.size()) {  // the problem's last candidate: start the next problem's reference
+              claimed = next_problem++;
+              if (*claimed < order.size() && needs_reference(*claimed))
+                next_reference = std::make_unique<session_start>(o, device, reference_label(by_problem[order[*claimed]].front()->problem));
+            }
             e = evaluate_candidate(j->candidate, j->problem, *ref, o, device, std::move(started), wait_for_pending);
           }
           e.env.device = device;

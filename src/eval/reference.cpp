@@ -2,6 +2,8 @@
 // and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay in the
 // parent; the candidate's worker never sees them (docs/eval.md, "Processes").
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -67,13 +69,20 @@ std::size_t bytes_of(const std::vector<tensor>& v) {
 
 }  // namespace
 
+std::string reference_label(const problem_spec& problem) {
+  return fmt::format("reference-{}", problem.hash.substr(0, 16));
+}
+
 reference_data prepare_reference(const problem_spec& problem, const eval_options& o, const std::string& device,
-                                 std::optional<ceilings>& device_ceilings, const before_timing& before) {
+                                 std::optional<ceilings>& device_ceilings, const before_timing& before,
+                                 std::unique_ptr<session> started) {
   reference_data ref;
   ref.init_seed = trial_seed(o.seed, 1000);
-  std::string label = fmt::format("reference-{}", problem.hash.substr(0, 16));
-  session s(o, device, label, {});
-  s.hello(o.load_timeout);
+  if (!started) {
+    started = std::make_unique<session>(o, device, reference_label(problem), std::map<std::string, std::string>{});
+    started->hello(o.load_timeout);
+  }
+  session& s = *started;
   ref.env = s.env();
   answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
                                   json_string(std::filesystem::absolute(problem.path).string()), ref.init_seed),

@@ -113,8 +113,12 @@ struct reference_data {
 std::uint64_t trial_seed(std::uint64_t run_seed, int index);
 int trial_distribution(int index);
 
+// started: the problem's reference worker, already greeted (session_start::take), or null to start one here.
 reference_data prepare_reference(const problem_spec& problem, const eval_options& options, const std::string& device,
-                                 std::optional<ceilings>& device_ceilings, const before_timing& before = {});
+                                 std::optional<ceilings>& device_ceilings, const before_timing& before = {},
+                                 std::unique_ptr<session> started = nullptr);
+// The label of a problem's reference worker (its log file's name).
+std::string reference_label(const problem_spec& problem);
 // started: the candidate's worker, already greeted (session_start::take), or null to start one here.
 evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
                               const eval_options& options, const std::string& device,
