@@ -10,6 +10,7 @@ import inspect
 import json
 import os
 import sys
+import time
 import traceback
 
 import torch
@@ -242,17 +243,43 @@ if _DispatchMode is not None:
             base = name.split(".")[0]
             if base not in _VIEW_OR_ALLOC:
                 self.ops.add(base)
-            return func(*args, **(kwargs or {}))
+            if not _TRACE:
+                return func(*args, **(kwargs or {}))
+            began = time.perf_counter()
+            value = func(*args, **(kwargs or {}))
+            _trace(f"operator {name} returned", began)
+            return value
+
+
+# HEADROOM_EVAL_TRACE: the steps of a forward call on the host, to stderr (the worker's log). The first
+# call of a worker on a 6 GiB KernelBench problem returned after 4-5 s (later ones: 0.4 ms) and
+# PyTorch alone does not show it (bench/first_call_probe.py).
+_TRACE = bool(os.environ.get("HEADROOM_EVAL_TRACE"))
+
+
+def _trace(what, began):
+    print(f"headroom-worker: {what} after {1e3 * (time.perf_counter() - began):.1f} ms", file=sys.stderr, flush=True)
 
 
 def call(model, inputs, record_ops):
     """One forward call. Returns (outputs or error text, compute operators or None)."""
+    began = time.perf_counter()
     if record_ops and _DispatchMode is not None:
         record = _OperatorRecord()
         with record:
+            if _TRACE:
+                _trace("operator record entered", began)
             value = model(*inputs)
-        return outputs_of(value), sorted(record.ops)
-    return outputs_of(model(*inputs)), None
+            if _TRACE:
+                _trace("forward returned", began)
+        if _TRACE:
+            _trace("operator record left", began)
+        result = outputs_of(value), sorted(record.ops)
+    else:
+        result = outputs_of(model(*inputs)), None
+    if _TRACE:
+        _trace("outputs collected", began)
+    return result
 
 
 def noop(*args):
