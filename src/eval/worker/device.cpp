@@ -2,16 +2,20 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "../parallel.hpp"
 
 #ifdef HEADROOM_WORKER_CUDA
 #include <cuda_runtime.h>
@@ -67,9 +71,37 @@ void device::release(void* p) {
   std::free(p);
 }
 
+#ifdef HEADROOM_WORKER_CUDA
+namespace {
+
+// Below this a copy goes straight through cudaMemcpy: staging pays off on bulk.
+constexpr std::size_t staged_min_bytes = std::size_t{8} << 20;
+// The host side of a staged slice is cut into pieces for the worker's copy threads.
+constexpr std::size_t piece_bytes = std::size_t{2} << 20;
+
+// HEADROOM_EVAL_STAGED_COPIES=0 turns staging off (plain cudaMemcpy), for an A/B on a GPU.
+bool staged_copies() {
+  static const bool on = [] {
+    const char* v = std::getenv("HEADROOM_EVAL_STAGED_COPIES");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+template <class F> void for_each_piece(std::size_t bytes, F&& f) {
+  detail::for_each_chunk((bytes + piece_bytes - 1) / piece_bytes, 0, [&](std::size_t c) {
+    const std::size_t at = c * piece_bytes;
+    f(at, std::min(piece_bytes, bytes - at));
+  });
+}
+
+}  // namespace
+#endif
+
 void device::copy_to_device(void* dst, const void* src, std::size_t bytes) {
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
+    if (bytes >= staged_min_bytes && staged_copies()) return staged_copy(dst, src, bytes, true);
     HEADROOM_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     return;
   }
@@ -80,12 +112,70 @@ void device::copy_to_device(void* dst, const void* src, std::size_t bytes) {
 void device::copy_to_host(void* dst, const void* src, std::size_t bytes) {
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
+    if (bytes >= staged_min_bytes && staged_copies()) return staged_copy(dst, src, bytes, false);
     HEADROOM_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     return;
   }
 #endif
   std::memcpy(dst, src, bytes);
 }
+
+#ifdef HEADROOM_WORKER_CUDA
+void device::make_staging() {
+  if (staging_stream_) return;
+  cudaStream_t stream;
+  HEADROOM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  staging_stream_ = stream;
+  for (int k = 0; k < 2; ++k) {
+    HEADROOM_CUDA_TRY(cudaMallocHost(&staging_[k], staging_bytes));
+    cudaEvent_t e;
+    HEADROOM_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    staging_done_[k] = e;
+  }
+}
+
+// cudaMemcpy between pageable memory and the device ran at 7.5 GB/s to the device and 5.5 GB/s to
+// host pages already mapped (1.5 GB/s to fresh ones) on the H200 host, one thread staging through
+// the driver's own buffers; pinned DMA runs at 55 GB/s (bench/RESULTS.md, host memory).
+void device::staged_copy(void* dst, const void* src, std::size_t bytes, bool to_device) {
+  make_staging();
+  // cudaMemcpy on the legacy default stream waited for the tensors' streams; this stream does not.
+  HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
+  auto stream = static_cast<cudaStream_t>(staging_stream_);
+  auto done = [&](std::size_t k) { return static_cast<cudaEvent_t>(staging_done_[k % 2]); };
+  auto stage = [&](std::size_t k) { return static_cast<std::byte*>(staging_[k % 2]); };
+  const std::size_t slices = (bytes + staging_bytes - 1) / staging_bytes;
+  auto slice_size = [&](std::size_t k) { return std::min(staging_bytes, bytes - k * staging_bytes); };
+  if (to_device) {
+    const auto* from = static_cast<const std::byte*>(src);
+    auto* to = static_cast<std::byte*>(dst);
+    for (std::size_t k = 0; k < slices; ++k) {
+      HEADROOM_CUDA_TRY(cudaEventSynchronize(done(k)));  // the DMA that last read this buffer is over
+      std::byte* buffer = stage(k);
+      const std::byte* part = from + k * staging_bytes;
+      for_each_piece(slice_size(k), [&](std::size_t at, std::size_t n) { std::memcpy(buffer + at, part + at, n); });
+      HEADROOM_CUDA_TRY(cudaMemcpyAsync(to + k * staging_bytes, buffer, slice_size(k), cudaMemcpyHostToDevice, stream));
+      HEADROOM_CUDA_TRY(cudaEventRecord(done(k), stream));
+    }
+    HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));
+    return;
+  }
+  const auto* from = static_cast<const std::byte*>(src);
+  auto* to = static_cast<std::byte*>(dst);
+  auto start = [&](std::size_t k) {
+    HEADROOM_CUDA_TRY(cudaMemcpyAsync(stage(k), from + k * staging_bytes, slice_size(k), cudaMemcpyDeviceToHost, stream));
+    HEADROOM_CUDA_TRY(cudaEventRecord(done(k), stream));
+  };
+  start(0);
+  for (std::size_t k = 0; k < slices; ++k) {
+    HEADROOM_CUDA_TRY(cudaEventSynchronize(done(k)));
+    if (k + 1 < slices) start(k + 1);  // into the other buffer, while this one is copied out
+    const std::byte* buffer = stage(k);
+    std::byte* part = to + k * staging_bytes;
+    for_each_piece(slice_size(k), [&](std::size_t at, std::size_t n) { std::memcpy(part + at, buffer + at, n); });
+  }
+}
+#endif
 
 void device::copy_on_device(void* dst, const void* src, std::size_t bytes) {
 #ifdef HEADROOM_WORKER_CUDA
@@ -101,17 +191,7 @@ bool device::equals_host(const void* src, const void* host, std::size_t bytes) {
   if (bytes == 0) return true;
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
-    if (!staging_stream_) {
-      cudaStream_t stream;
-      HEADROOM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      staging_stream_ = stream;
-      for (int k = 0; k < 2; ++k) {
-        HEADROOM_CUDA_TRY(cudaMallocHost(&staging_[k], staging_bytes));
-        cudaEvent_t e;
-        HEADROOM_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        staging_done_[k] = e;
-      }
-    }
+    make_staging();
     auto stream = static_cast<cudaStream_t>(staging_stream_);
     const auto* from = static_cast<const std::byte*>(src);
     const auto* expect = static_cast<const std::byte*>(host);
@@ -125,7 +205,13 @@ bool device::equals_host(const void* src, const void* host, std::size_t bytes) {
     for (std::size_t k = 0; k < slices; ++k) {
       HEADROOM_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(staging_done_[k % 2])));
       if (k + 1 < slices) start(k + 1);  // into the other buffer, while this one is compared
-      if (std::memcmp(staging_[k % 2], expect + k * staging_bytes, slice_size(k)) != 0) {
+      const auto* buffer = static_cast<const std::byte*>(staging_[k % 2]);
+      const std::byte* part = expect + k * staging_bytes;
+      std::atomic<bool> differs{false};
+      for_each_piece(slice_size(k), [&](std::size_t at, std::size_t n) {
+        if (!differs.load(std::memory_order_relaxed) && std::memcmp(buffer + at, part + at, n) != 0) differs = true;
+      });
+      if (differs) {
         HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));  // the next slice's copy lands before reuse
         return false;
       }

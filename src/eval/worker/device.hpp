@@ -69,10 +69,15 @@ class device {
   int index_ = 0;
   std::uintptr_t stream_ = 0;
   void* flush_buffer_ = nullptr;
+  // Copies of gigabytes between pageable host memory and the device, and the input check, go
+  // through two pinned buffers (a slice's DMA overlapping the host side of the other) with the
+  // host side on the worker's copy threads.
+  void make_staging();
+  void staged_copy(void* dst, const void* src, std::size_t bytes, bool to_device);
   void* staging_[2] = {nullptr, nullptr};  // pinned, staging_bytes each, made on first use
   void* staging_stream_ = nullptr;
   void* staging_done_[2] = {nullptr, nullptr};
-  static constexpr std::size_t staging_bytes = std::size_t{32} << 20;
+  static constexpr std::size_t staging_bytes = std::size_t{64} << 20;
   std::size_t flush_bytes_ = 0;
   void* start_event_ = nullptr;
   void* stop_event_ = nullptr;
