@@ -5,7 +5,8 @@
 #   PART=repeat one correct candidate evaluated REPEAT times (the spread of its speedup);
 #   PART=kb     evaluates KernelBench level 1 (.deps/KernelBench/level1, a public copy kept outside the
 #               repository) with each problem's own Model as the candidate, and audits it, within
-#               KB_SECONDS (KB_DIR continues an earlier call's store and audit).
+#               KB_SECONDS (KB_DIR continues an earlier call's store and audit). After the call, here:
+#               scripts/kb-collect <files_at>/results.tgz puts its store into .deps/kb-prev for the next.
 # PART=probe  times a worker's first forward call (bench/first_call_probe.py).
 # PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
 # BACKGROUND lists the parts that run one after another in the background, beside the others
