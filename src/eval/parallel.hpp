@@ -3,6 +3,8 @@
 // audit's fakes) split into fixed chunks of elements that threads take in turn. The chunks do not
 // depend on the thread count and callers combine per-chunk results in chunk order, so a result (a
 // compensated sum, a count, the first mismatches) is the same with one thread or sixteen.
+#include <dirent.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -25,6 +27,17 @@ inline std::size_t chunk_count(std::size_t elements) { return (elements + chunk_
 // The machine's cores, at most 16: these loops are bound by memory bandwidth, which a few threads
 // saturate, and several devices' evaluations may be comparing at once.
 inline unsigned default_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 16u); }
+
+// The threads of this process now, as /proc/self/task lists them (0 where there is no /proc).
+inline int count_threads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
 
 // Threads started once and kept for the life of a process that must not start or end threads
 // while it works. The evaluation worker counts its threads around a candidate's call to find one

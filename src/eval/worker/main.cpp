@@ -2,7 +2,6 @@
 // Python interpreter of the environment given with --python, runs one problem or one candidate,
 // and answers the parent's requests over a pipe pair. Copies, poisoning, input checks and timing
 // are here in C++; driver.py does what needs Python objects.
-#include <dirent.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/prctl.h>
@@ -53,15 +52,7 @@ struct request_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-int count_threads() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
+using detail::count_threads;
 
 std::string shape_json(const std::vector<std::int64_t>& shape) {
   std::string s = "[";

@@ -4,8 +4,6 @@
 // exists (the worker counts threads around a candidate's call to find one left running).
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <atomic>
 #include <stdexcept>
 #include <vector>
@@ -16,16 +14,6 @@ namespace {
 
 using headroom::eval::detail::chunk_pool;
 using headroom::eval::detail::for_each_chunk;
-
-int task_count() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
 
 // Installs a pool for one test and removes it after, whatever the test's outcome.
 struct installed_pool {
@@ -78,10 +66,10 @@ TEST(ChunkPool, NestedLoopsRunSeriallyInsideAChunk) {
 
 TEST(ChunkPool, ThreadCountStaysPutWhileLoopsRun) {
   installed_pool p(6);
-  const int before = task_count();
+  const int before = headroom::eval::detail::count_threads();
   for (int round = 0; round < 100; ++round) {
     for_each_chunk(32, 0, [](std::size_t) {});
-    ASSERT_EQ(task_count(), before) << "round " << round;
+    ASSERT_EQ(headroom::eval::detail::count_threads(), before) << "round " << round;
   }
 }
 
