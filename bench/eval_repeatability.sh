@@ -5,7 +5,9 @@
 #
 #   bench/eval_repeatability.sh [HEADROOM] [N]   (env DEVICE=cuda, PROBLEM=..., CANDIDATE=...,
 #                                                 EVAL_ARGS="--no-hold" for dispatch-included timing,
-#                                                 KEEP=DIR to keep each run's store there)
+#                                                 KEEP=DIR to keep each run's store there;
+#                                                 CANDIDATE=reference: the problem's own Model, as
+#                                                 KernelBench's own-reference run evaluates it)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 headroom=${1:-build/device/bin/headroom}
@@ -17,8 +19,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "| run | candidate median ms | rel. spread | eager median ms | rel. spread | speedup | how it was timed |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+which=(--candidates "$candidate")
+[[ $candidate == reference ]] && which=(--reference-as-candidate)
 for i in $(seq 1 "$n"); do
-  "$headroom" eval "$problem" --candidates "$candidate" --device "$device" --db "$work/r$i.sqlite" \
+  "$headroom" eval "$problem" "${which[@]}" --device "$device" --db "$work/r$i.sqlite" \
     --cache "$work/cache" --no-compile-baseline ${EVAL_ARGS:-} >/dev/null 2>"$work/err$i" || { tail -5 "$work/err$i"; exit 1; }
   [[ -n ${KEEP:-} ]] && mkdir -p "$KEEP" && cp "$work/r$i.sqlite"* "$KEEP/"
   python3 - "$work/r$i.sqlite" "$i" <<'PY'
