@@ -108,6 +108,12 @@ PY
 [[ $(sqlite3 "$work/lanes.sqlite" "select count(*) from evaluations") == 3 ]] || fail "--lanes 2: not 3 evaluations"
 [[ $(sqlite3 "$work/lanes.sqlite" "select count(*) from evaluations where verdict = 'correct'") == 3 ]] ||
   fail "--lanes 2: a reference was not correct as its own candidate: $(cat "$work/lanes.txt")"
+# One timing set: the reference is timed on the set its worker made and kept (not sent back).
+"$headroom" eval "$work/lanes/relu.py" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
+  --trials 2 --timing-sets 1 --max-time 0.3 --no-compile-baseline --db "$work/one-set.sqlite" >/dev/null 2>"$work/one-set.err" ||
+  fail "eval --timing-sets 1: $(tail -5 "$work/one-set.err")"
+[[ $(sqlite3 "$work/one-set.sqlite" "select verdict || ' ' || (eager_median_ms > 0) || ' ' || (speedup > 0) from evaluations") == "correct 1 1" ]] ||
+  fail "--timing-sets 1: $(sqlite3 "$work/one-set.sqlite" "select verdict, eager_median_ms, speedup, reasons from evaluations")"
 # With timing, lanes on the CPU would measure each other: refused, with the reason.
 "$headroom" eval "$work/lanes" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
   --lanes 2 --db "$work/lanes-timed.sqlite" >/dev/null 2>"$work/lanes-timed.err" && fail "--lanes 2 with timing on the CPU ran"

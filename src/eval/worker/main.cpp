@@ -497,9 +497,13 @@ class worker {
     simdjson::dom::array set_list = req["sets"].get_array().value();
     for (simdjson::dom::element s : set_list) sets.push_back(parse_metas(s.get_array().value()));
     if (sets.empty()) throw request_error("no input sets to time");
-    bool kept = false;
+    bool kept = false, from_inputs = false;
     if (req["kept_sets"].get_bool().get(kept)) kept = false;
-    if (!kept) timing_inputs_.swap(sent);
+    // sets_from_inputs: the one set is the last inputs request's tensors, which this worker made and
+    // kept (the reference's), so the parent need not send them back.
+    if (req["sets_from_inputs"].get_bool().get(from_inputs)) from_inputs = false;
+    if (from_inputs) timing_inputs_.swap(inputs_);
+    else if (!kept) timing_inputs_.swap(sent);
     const std::vector<std::byte>& payload = timing_inputs_;
     std::size_t total = 0;
     for (const auto& set : sets)
