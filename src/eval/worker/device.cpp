@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "../parallel.hpp"
+#include "worker/staging.hpp"
 
 #ifdef HEADROOM_WORKER_CUDA
 #include <cuda_runtime.h>
@@ -134,6 +135,33 @@ void device::make_staging() {
   }
 }
 
+// The staging steps (worker/staging.hpp) on CUDA: transfers on the staging stream, an event per
+// buffer, host sides on the worker's copy threads.
+struct cuda_staging {
+  void* const* buffers;
+  void* const* events;
+  cudaStream_t stream;
+  std::byte* buffer(int b) const { return static_cast<std::byte*>(buffers[b]); }
+  void wait(int b) const { HEADROOM_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(events[b]))); }
+  void start(void* to, const void* from, std::size_t n, cudaMemcpyKind kind, int b) const {
+    HEADROOM_CUDA_TRY(cudaMemcpyAsync(to, from, n, kind, stream));
+    HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(events[b]), stream));
+  }
+  void to_device(std::byte* dst, const std::byte* buf, std::size_t n, int b) const { start(dst, buf, n, cudaMemcpyHostToDevice, b); }
+  void to_host(std::byte* buf, const std::byte* src, std::size_t n, int b) const { start(buf, src, n, cudaMemcpyDeviceToHost, b); }
+  void finish() const { HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream)); }
+  void host_copy(std::byte* to, const std::byte* from, std::size_t n) const {
+    for_each_piece(n, [&](std::size_t at, std::size_t m) { std::memcpy(to + at, from + at, m); });
+  }
+  bool host_equal(const std::byte* a, const std::byte* b, std::size_t n) const {
+    std::atomic<bool> differs{false};
+    for_each_piece(n, [&](std::size_t at, std::size_t m) {
+      if (!differs.load(std::memory_order_relaxed) && std::memcmp(a + at, b + at, m) != 0) differs = true;
+    });
+    return !differs;
+  }
+};
+
 // cudaMemcpy between pageable memory and the device ran at 7.5 GB/s to the device and 5.5 GB/s to
 // host pages already mapped (1.5 GB/s to fresh ones) on the H200 host, one thread staging through
 // the driver's own buffers; pinned DMA runs at 55 GB/s (bench/RESULTS.md, host memory).
@@ -141,39 +169,11 @@ void device::staged_copy(void* dst, const void* src, std::size_t bytes, bool to_
   make_staging();
   // cudaMemcpy on the legacy default stream waited for the tensors' streams; this stream does not.
   HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
-  auto stream = static_cast<cudaStream_t>(staging_stream_);
-  auto done = [&](std::size_t k) { return static_cast<cudaEvent_t>(staging_done_[k % 2]); };
-  auto stage = [&](std::size_t k) { return static_cast<std::byte*>(staging_[k % 2]); };
-  const std::size_t slices = (bytes + staging_bytes - 1) / staging_bytes;
-  auto slice_size = [&](std::size_t k) { return std::min(staging_bytes, bytes - k * staging_bytes); };
-  if (to_device) {
-    const auto* from = static_cast<const std::byte*>(src);
-    auto* to = static_cast<std::byte*>(dst);
-    for (std::size_t k = 0; k < slices; ++k) {
-      HEADROOM_CUDA_TRY(cudaEventSynchronize(done(k)));  // the DMA that last read this buffer is over
-      std::byte* buffer = stage(k);
-      const std::byte* part = from + k * staging_bytes;
-      for_each_piece(slice_size(k), [&](std::size_t at, std::size_t n) { std::memcpy(buffer + at, part + at, n); });
-      HEADROOM_CUDA_TRY(cudaMemcpyAsync(to + k * staging_bytes, buffer, slice_size(k), cudaMemcpyHostToDevice, stream));
-      HEADROOM_CUDA_TRY(cudaEventRecord(done(k), stream));
-    }
-    HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));
-    return;
-  }
-  const auto* from = static_cast<const std::byte*>(src);
-  auto* to = static_cast<std::byte*>(dst);
-  auto start = [&](std::size_t k) {
-    HEADROOM_CUDA_TRY(cudaMemcpyAsync(stage(k), from + k * staging_bytes, slice_size(k), cudaMemcpyDeviceToHost, stream));
-    HEADROOM_CUDA_TRY(cudaEventRecord(done(k), stream));
-  };
-  start(0);
-  for (std::size_t k = 0; k < slices; ++k) {
-    HEADROOM_CUDA_TRY(cudaEventSynchronize(done(k)));
-    if (k + 1 < slices) start(k + 1);  // into the other buffer, while this one is copied out
-    const std::byte* buffer = stage(k);
-    std::byte* part = to + k * staging_bytes;
-    for_each_piece(slice_size(k), [&](std::size_t at, std::size_t n) { std::memcpy(part + at, buffer + at, n); });
-  }
+  cuda_staging ops{staging_, staging_done_, static_cast<cudaStream_t>(staging_stream_)};
+  if (to_device)
+    staged_to_device(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, staging_bytes, ops);
+  else
+    staged_to_host(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, staging_bytes, ops);
 }
 #endif
 
@@ -192,31 +192,8 @@ bool device::equals_host(const void* src, const void* host, std::size_t bytes) {
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
     make_staging();
-    auto stream = static_cast<cudaStream_t>(staging_stream_);
-    const auto* from = static_cast<const std::byte*>(src);
-    const auto* expect = static_cast<const std::byte*>(host);
-    std::size_t slices = (bytes + staging_bytes - 1) / staging_bytes;
-    auto slice_size = [&](std::size_t k) { return std::min(staging_bytes, bytes - k * staging_bytes); };
-    auto start = [&](std::size_t k) {
-      HEADROOM_CUDA_TRY(cudaMemcpyAsync(staging_[k % 2], from + k * staging_bytes, slice_size(k), cudaMemcpyDeviceToHost, stream));
-      HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(staging_done_[k % 2]), stream));
-    };
-    start(0);
-    for (std::size_t k = 0; k < slices; ++k) {
-      HEADROOM_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(staging_done_[k % 2])));
-      if (k + 1 < slices) start(k + 1);  // into the other buffer, while this one is compared
-      const auto* buffer = static_cast<const std::byte*>(staging_[k % 2]);
-      const std::byte* part = expect + k * staging_bytes;
-      std::atomic<bool> differs{false};
-      for_each_piece(slice_size(k), [&](std::size_t at, std::size_t n) {
-        if (!differs.load(std::memory_order_relaxed) && std::memcmp(buffer + at, part + at, n) != 0) differs = true;
-      });
-      if (differs) {
-        HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));  // the next slice's copy lands before reuse
-        return false;
-      }
-    }
-    return true;
+    cuda_staging ops{staging_, staging_done_, static_cast<cudaStream_t>(staging_stream_)};
+    return staged_equal(static_cast<const std::byte*>(src), static_cast<const std::byte*>(host), bytes, staging_bytes, ops);
   }
 #endif
   return std::memcmp(src, host, bytes) == 0;
