@@ -123,12 +123,8 @@ std::string write_payload_file(std::span<const std::span<const std::byte>> parts
 // both scale (two threads halve either on 512 MiB in a gVisor sandbox).
 constexpr std::size_t slice_bytes = std::size_t{64} << 20;
 
-std::size_t slices(std::size_t size) { return (size + slice_bytes - 1) / slice_bytes; }
-
 void copy_bytes(std::byte* to, const std::byte* from, std::size_t size, unsigned threads) {
-  detail::for_each_chunk(slices(size), threads, [&](std::size_t c) {
-    std::memcpy(to + c * slice_bytes, from + c * slice_bytes, std::min(slice_bytes, size - c * slice_bytes));
-  });
+  detail::copy_in_pieces(to, from, size, slice_bytes, threads);
 }
 
 // Copies `size` bytes of an open payload file (a /dev/shm file or the shared region) into `out`.
@@ -214,9 +210,9 @@ void prefault(std::byte* data, std::size_t size, unsigned threads) {
     const auto start = reinterpret_cast<std::uintptr_t>(data) & ~std::uintptr_t{4095};
     madvise(reinterpret_cast<void*>(start), reinterpret_cast<std::uintptr_t>(data) + size - start, MADV_HUGEPAGE);
   }
-  detail::for_each_chunk(slices(size), threads, [&](std::size_t c) {
-    const auto start = reinterpret_cast<std::uintptr_t>(data + c * slice_bytes);
-    const auto end = reinterpret_cast<std::uintptr_t>(data + std::min(size, (c + 1) * slice_bytes));
+  detail::for_each_piece(size, slice_bytes, threads, [&](std::size_t at, std::size_t n) {
+    const auto start = reinterpret_cast<std::uintptr_t>(data + at);
+    const auto end = reinterpret_cast<std::uintptr_t>(data + at + n);
     const auto page = start & ~std::uintptr_t{4095};
     madvise(reinterpret_cast<void*>(page), end - page, MADV_POPULATE_WRITE);
   });

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -172,6 +173,19 @@ template <class F> void for_each_range(std::size_t n, unsigned threads, F&& f) {
     const std::size_t begin = c * chunk_elements;
     f(begin, std::min(n, begin + chunk_elements), c);
   });
+}
+
+// The same over bytes: f(offset, length) for each piece of `piece` bytes of [0, bytes).
+template <class F> void for_each_piece(std::size_t bytes, std::size_t piece, unsigned threads, F&& f) {
+  for_each_chunk((bytes + piece - 1) / piece, threads, [&](std::size_t c) {
+    const std::size_t at = c * piece;
+    f(at, std::min(piece, bytes - at));
+  });
+}
+
+// memcpy of gigabytes in pieces shared among threads: page faults and copies both scale.
+inline void copy_in_pieces(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t piece, unsigned threads) {
+  for_each_piece(bytes, piece, threads, [&](std::size_t at, std::size_t n) { std::memcpy(to + at, from + at, n); });
 }
 
 }  // namespace headroom::eval::detail

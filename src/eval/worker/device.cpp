@@ -89,12 +89,6 @@ bool staged_copies() {
   return on;
 }
 
-template <class F> void for_each_piece(std::size_t bytes, F&& f) {
-  detail::for_each_chunk((bytes + piece_bytes - 1) / piece_bytes, 0, [&](std::size_t c) {
-    const std::size_t at = c * piece_bytes;
-    f(at, std::min(piece_bytes, bytes - at));
-  });
-}
 
 }  // namespace
 #endif
@@ -151,11 +145,11 @@ struct cuda_staging {
   void to_host(std::byte* buf, const std::byte* src, std::size_t n, int b) const { start(buf, src, n, cudaMemcpyDeviceToHost, b); }
   void finish() const { HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream)); }
   void host_copy(std::byte* to, const std::byte* from, std::size_t n) const {
-    for_each_piece(n, [&](std::size_t at, std::size_t m) { std::memcpy(to + at, from + at, m); });
+    detail::copy_in_pieces(to, from, n, piece_bytes, 0);
   }
   bool host_equal(const std::byte* a, const std::byte* b, std::size_t n) const {
     std::atomic<bool> differs{false};
-    for_each_piece(n, [&](std::size_t at, std::size_t m) {
+    detail::for_each_piece(n, piece_bytes, 0, [&](std::size_t at, std::size_t m) {
       if (!differs.load(std::memory_order_relaxed) && std::memcmp(a + at, b + at, m) != 0) differs = true;
     });
     return !differs;
