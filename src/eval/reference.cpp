@@ -27,15 +27,25 @@ std::string describe(const answer& a) {
   return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
 }
 
-// Inputs under a seed and distribution, then the reference's outputs for them.
-bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops, std::vector<std::string>* ops,
-               std::string& error) {
+// Inputs under a seed and distribution, then the reference's outputs for them. The non-tensor
+// arguments reach the candidate's worker once, at its load: they must not change from set to set.
+// The first trial also records the forward's operators (ref.ops) and sets ref.constants.
+bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_data& t, bool first, std::string& error) {
+  const bool record_ops = first;
   answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":{})", t.seed, t.distribution), {}, o.run_timeout);
   if (in.failure != worker_failure::none || !in.ok) {
     error = "get_inputs() failed: " + describe(in);
     return false;
   }
   t.inputs = wire::decode(in.doc["tensors"].get_array().value(), std::move(in.payload));
+  if (std::string_view c; !in.doc["constants"].get_string().get(c)) t.constants = c;
+  if (first) ref.constants = t.constants;
+  if (t.constants != ref.constants) {
+    error = fmt::format("get_inputs() returned other non-tensor arguments under another seed ({} and {}); "
+                        "headroom passes one set of them to every call",
+                        ref.constants, t.constants);
+    return false;
+  }
   std::vector<std::span<const std::byte>> unused;
   std::string metas = wire::encode(t.inputs, unused);
   // The worker runs the forward on the inputs it just sent, which it kept: the same bytes, not
@@ -53,10 +63,10 @@ bool run_trial(session& s, const eval_options& o, trial_data& t, bool record_ops
     return false;
   }
   t.outputs = wire::decode(out.doc["outputs"].get_array().value(), std::move(out.payload));
-  if (ops) {
+  if (first) {
     simdjson::dom::array arr;
     if (!out.doc["ops"].get_array().get(arr))
-      for (simdjson::dom::element e : arr) ops->emplace_back(e.get_string().value());
+      for (simdjson::dom::element e : arr) ref.ops.emplace_back(e.get_string().value());
   }
   return true;
 }
@@ -99,7 +109,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     t.seed = trial_seed(o.seed, i);
     t.distribution = trial_distribution(i);
     std::string error;
-    if (!run_trial(s, o, t, i == 0, i == 0 ? &ref.ops : nullptr, error)) {
+    if (!run_trial(s, o, ref, t, i == 0, error)) {
       ref.error = error;
       return ref;
     }
@@ -131,7 +141,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     t.seed = trial_seed(o.seed, 100 + k);
     t.distribution = 0;
     std::string error;
-    if (!run_trial(s, o, t, false, nullptr, error)) {
+    if (!run_trial(s, o, ref, t, false, error)) {
       ref.error = error;
       return ref;
     }

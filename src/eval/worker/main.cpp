@@ -242,7 +242,7 @@ class worker {
       return;
     }
     for (const char* name : {"setup", "import_file", "init_inputs", "build_model", "compile_model", "make_inputs",
-                             "to_capsules", "from_capsule", "call", "noop", "current_stream", "count_flops",
+                             "parse_constants", "to_capsules", "from_capsule", "call", "noop", "current_stream", "count_flops",
                              "matmul_rate", "guarded_functions", "changed_functions", "describe_exception",
                              "collect"}) {
       py_ref f(PyObject_GetAttrString(module.get(), name));
@@ -290,6 +290,8 @@ class worker {
       if (!s) return reply_python_error("load_error");
       init = to_string(s.get());
     }
+    // The problem's arguments that are not tensors (the reference worker has them from get_inputs).
+    if (std::string_view c; !req["constants"].get_string().get(c)) set_constants(std::string(c));
     py_ref init_arg(PyUnicode_FromString(init.c_str()));
     py_ref cls_arg(PyUnicode_FromString(cls.c_str()));
     py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
@@ -318,20 +320,34 @@ class worker {
   void inputs(simdjson::dom::element req) {
     py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
     py_ref dist(PyLong_FromLongLong(req["distribution"].get_int64().value()));
-    py_ref list;
+    py_ref made;
     {
       phase_trace p("worker: get_inputs");
-      list = call("make_inputs", {module_.get(), seed.get(), dist.get()});
+      made = call("make_inputs", {module_.get(), seed.get(), dist.get()});
     }
-    if (!list) return reply_python_error("runtime_error");
+    if (!made) return reply_python_error("runtime_error");
+    PyObject* list = PyTuple_GetItem(made.get(), 0);
+    std::string constants = to_string(PyTuple_GetItem(made.get(), 1));
+    if (!set_constants(constants)) return reply_python_error("runtime_error");
     phase_trace p("worker: inputs to host");
     // Kept for the reference's forward on them ("kept_inputs"): the parent need not send back
     // what it was just sent, gigabytes for some problems.
     inputs_.clear();
     std::string metas;
-    if (!read_tensors(list.get(), inputs_, metas)) return reply_python_error("runtime_error");
+    if (!read_tensors(list, inputs_, metas)) return reply_python_error("runtime_error");
     const std::span<const std::byte> part(inputs_);
-    reply(fmt::format(R"("ok":true,"tensors":[{}])", metas), std::span(&part, 1));
+    reply(fmt::format(R"("ok":true,"tensors":[{}],"constants":{})", metas, json_string(constants)),
+          std::span(&part, 1));
+  }
+
+  // The arguments of every forward call that are not tensors, as JSON [[position, value], ...]
+  // (driver.make_inputs). False with the Python error set when they do not parse.
+  bool set_constants(const std::string& json) {
+    py_ref text(PyUnicode_FromString(json.c_str()));
+    py_ref parsed = call("parse_constants", {text.get()});
+    if (!parsed) return false;
+    constants_ = parsed;
+    return true;
   }
 
   // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
@@ -399,16 +415,31 @@ class worker {
     std::vector<void*> data;
   };
 
+  // The forward's arguments: the tensors of `metas` in order, with the problem's constants at their
+  // positions (constants_). b.data holds the tensors' buffers only, in the order of `metas`.
   built_inputs build_inputs(const std::vector<meta>& metas, const std::byte* src, bool device_src,
                             const std::vector<const void*>* device_sources = nullptr) {
     built_inputs b;
-    b.tuple = py_ref(PyTuple_New(static_cast<Py_ssize_t>(metas.size())));
+    const Py_ssize_t n_constants = constants_ ? PyList_Size(constants_.get()) : 0;
+    const auto total = static_cast<Py_ssize_t>(metas.size()) + n_constants;
+    b.tuple = py_ref(PyTuple_New(total));
+    for (Py_ssize_t k = 0; k < n_constants; ++k) {
+      PyObject* pair = PyList_GetItem(constants_.get(), k);
+      Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GetItem(pair, 0));
+      if (position < 0 || position >= total)
+        throw request_error(fmt::format("a constant argument at position {} of {}", position, total));
+      PyObject* value = PyTuple_GetItem(pair, 1);
+      Py_INCREF(value);
+      PyTuple_SET_ITEM(b.tuple.get(), position, value);
+    }
     std::size_t at = 0;
+    Py_ssize_t slot = 0;
     for (std::size_t i = 0; i < metas.size(); ++i) {
+      while (PyTuple_GET_ITEM(b.tuple.get(), slot) != nullptr) ++slot;  // a constant's position
       void* data = nullptr;
       const void* from = device_sources ? (*device_sources)[i] : src + at;
       py_ref t = make_tensor(metas[i], from, device_src, &data);
-      PyTuple_SET_ITEM(b.tuple.get(), static_cast<Py_ssize_t>(i), t.get());
+      PyTuple_SET_ITEM(b.tuple.get(), slot++, t.get());
       Py_INCREF(t.get());
       b.data.push_back(data);
       at += metas[i].bytes;
@@ -682,6 +713,7 @@ class worker {
   unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
+  py_ref constants_;                      // [(position, value)]: the forward's non-tensor arguments
   std::vector<std::byte> inputs_;         // the last inputs request's tensors, or the last run's inputs
   std::vector<std::byte> timing_inputs_;  // the last timing request's sets
   std::vector<std::byte> outputs_;        // the last answer's output tensors
