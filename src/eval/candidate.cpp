@@ -10,6 +10,7 @@
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/json.hpp"
+#include "device_gate.hpp"
 #include "phase_trace.hpp"
 #include "session.hpp"
 
@@ -84,6 +85,7 @@ bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vecto
     return false;
   }
   bool ok = true;
+  auto quiet = host_work();  // on every core: not while another lane measures (device_gate.hpp)
   for (std::size_t i = 0; i < ref.size(); ++i) {
     phase_trace trace("compare");
     tensor_check c = compare(ref[i], got[i]);
@@ -137,9 +139,9 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   }
   session& s = *started;
   e.env = s.env();
-  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{})",
+  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{})",
                                   json_string(std::filesystem::absolute(candidate.path).string()), json_string(build_dir),
-                                  ref.init_seed, json_string(ref.init_inputs)),
+                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants)),
                       {}, o.compile_timeout);
   if (load.failure != worker_failure::none || !load.ok) {
     fail_request(j, load, "load", s);

@@ -60,4 +60,27 @@ device_gate& gate_for(const std::string& device) {
   return *g;
 }
 
+device_gate& host_gate() {
+  static device_gate gate;
+  return gate;
+}
+
+std::shared_lock<device_gate> host_work() { return std::shared_lock(host_gate()); }
+
+gate_pass pass_gates(std::string_view fields, const std::string& device) {
+  gate_pass p;
+  switch (gate_use_of(fields)) {
+    case gate_use::shared:
+      p.host_shared = host_work();
+      p.device_shared = std::shared_lock(gate_for(device));
+      break;
+    case gate_use::exclusive:
+      p.host_exclusive = std::unique_lock(host_gate());
+      p.device_exclusive = std::unique_lock(gate_for(device));
+      break;
+    case gate_use::none: break;
+  }
+  return p;
+}
+
 }  // namespace headroom::eval

@@ -5,6 +5,7 @@
 // to src/eval (session.cpp takes it; orchestrator.cpp starts the lanes).
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 
@@ -38,5 +39,22 @@ class device_gate {
 
 // The gate of a device ("cuda:0"), one per device for the life of the process.
 device_gate& gate_for(const std::string& device);
+
+// The host's gate, taken like a device's by every request (host first, then device), and shared by
+// the parent's own heavy host work (comparisons, the audit): a measurement on one GPU runs while no
+// other lane, on any GPU, copies, compares or starts a worker. A call that waits for its own stream
+// is timed with its dispatch, so the host's load is inside its time (KernelBench's transposed 2-D
+// convolutions ran 3-8% slow beside a second GPU's lane on the H200).
+device_gate& host_gate();
+// Shared use of the host gate for the scope of the returned lock.
+std::shared_lock<device_gate> host_work();
+
+// The gates a worker request passes (session::ask), held for the life of this object: by the
+// request's use (gate_use_of), the host's and then the device's, shared or exclusive.
+struct gate_pass {
+  std::shared_lock<device_gate> host_shared, device_shared;
+  std::unique_lock<device_gate> host_exclusive, device_exclusive;  // released first, device before host
+};
+gate_pass pass_gates(std::string_view fields, const std::string& device);
 
 }  // namespace headroom::eval

@@ -26,6 +26,7 @@
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 #include "headroom/util/sha256.hpp"
+#include "device_gate.hpp"
 #include "phase_trace.hpp"
 #include "session.hpp"
 
@@ -285,6 +286,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
               if (!o.audit_output.empty()) {
                 audit_line = std::async(audit_beside ? std::launch::async : std::launch::deferred,
                                         [&problem = j->problem, &data = *ref] {
+                                          auto quiet = host_work();  // not while a lane measures
                                           phase_trace trace("audit");
                                           return audit_json(audit_reference(problem.id, data));
                                         });

@@ -72,14 +72,9 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
   phase_trace trace(eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
   auto take = [](std::uint64_t bytes) { return bytes ? payload_pool().take(bytes) : std::vector<std::byte>(); };
   // Other evaluations on this device (--lanes) wait while this one measures, and it waits for their
-  // requests in flight; the request's timeout starts once the gate is passed.
-  std::shared_lock<device_gate> sharing;
-  std::unique_lock<device_gate> measuring;
-  switch (gate_use_of(fields)) {
-    case gate_use::shared: sharing = std::shared_lock(gate_for(device_)); break;
-    case gate_use::exclusive: measuring = std::unique_lock(gate_for(device_)); break;
-    case gate_use::none: break;
-  }
+  // requests in flight; so do those on the host's other devices (host_gate). The request's timeout
+  // starts once the gates are passed. Always the host's gate first, then the device's.
+  gate_pass gates = pass_gates(fields, device_);
   return to_answer(process_->request("{" + fields + "}", payload, timeout, take));
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <thread>
 #include <vector>
@@ -68,6 +69,58 @@ TEST(DeviceGate, RequestsShareTheDeviceWhenNothingMeasures) {
   });
   t.join();  // would hang if shared requests excluded each other
   EXPECT_TRUE(second.load());
+}
+
+// Until the host gate has a measurement waiting, or 2 s (a gate that lets it in at once).
+bool measurement_waits() {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (host_gate().waiting_writers() == 0)
+    if (std::chrono::steady_clock::now() > until) return false;
+    else std::this_thread::yield();
+  return true;
+}
+
+// Two lanes on two GPUs of one host: a measurement on one waits for the other's request in flight,
+// and the other's next request waits for the measurement (host_gate). Requests of both share.
+TEST(HostGate, AMeasurementOnOneDeviceExcludesRequestsOnAnother) {
+  std::atomic<bool> measured{false}, later_in{false};
+  std::optional<gate_pass> in_flight = pass_gates(R"("op":"run","inputs":[])", "cuda:1");
+  {
+    gate_pass sharing = pass_gates(R"("op":"run","inputs":[])", "cuda:0");  // requests of two lanes share
+  }
+  std::thread measuring([&] {
+    gate_pass g = pass_gates(R"("op":"time","sets":[])", "cuda:0");
+    measured = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(later_in.load());  // cuda:1's next request waits for the measurement
+  });
+  EXPECT_TRUE(measurement_waits());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(measured.load());  // waits for cuda:1's request in flight
+  std::thread later([&] {
+    gate_pass g = pass_gates(R"("op":"inputs","seed":1)", "cuda:1");
+    later_in = true;
+  });
+  in_flight.reset();
+  measuring.join();
+  later.join();
+  EXPECT_TRUE(measured.load());
+  EXPECT_TRUE(later_in.load());
+}
+
+TEST(HostGate, HostWorkOfTheParentHoldsOffAMeasurement) {
+  std::atomic<bool> measured{false};
+  auto audit = host_work();  // a comparison or the audit, in the parent
+  std::thread measuring([&] {
+    gate_pass g = pass_gates(R"("op":"ceilings")", "cuda:0");
+    measured = true;
+  });
+  EXPECT_TRUE(measurement_waits());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(measured.load());
+  audit.unlock();
+  measuring.join();
+  EXPECT_TRUE(measured.load());
 }
 
 }  // namespace
