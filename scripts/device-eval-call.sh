@@ -7,13 +7,15 @@
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit). After the call, here:
 #               scripts/kb-collect <files_at>/results.tgz puts its store into .deps/kb-prev for the next.
-# PART=probe  times a worker's first forward call (bench/first_call_probe.py).
+# PART=probe  times a worker's first forward call (bench/first_call_probe.py) and a small problem
+#             under several placements of its tensors (bench/placement_probe.py).
 # PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
 # BACKGROUND lists the parts that run one after another in the background, beside the others
 # (default "repeat"): on a two-GPU machine give each lane its own GPU, e.g. BACKGROUND="repeat kb"
 # REPEAT_DEVICE=cuda:1 KB_DEVICE=cuda:1 SUITE_DEVICE=cuda:0.
 # The KernelBench run logs the parent's phases (HEADROOM_EVAL_TRACE, KB_TRACE=0 turns it off);
-# KB_ARGS adds options to it (KB_ARGS="--lanes 2": two evaluations in flight per GPU).
+# KB_ARGS adds options to it (KB_ARGS="--lanes 2": two evaluations in flight per GPU); KB_FORCE
+# evaluates the problems it names again first (KB_FORCE="5_ 57_").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${PART:-suite}
@@ -59,9 +61,20 @@ run_kb() {
   (while sleep 10; do echo "$(( $(date +%s) - t0 )) s: $(free -g | awk 'NR==2 {print "used " $3 " GiB, available " $7 " GiB"}')"; done \
      >"$OUT/kb-memory.log" 2>&1) &
   local sampler=$!
-  env "${trace_env[@]}" timeout ${KB_SECONDS:-420} $B eval $KB --reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 \
-    --timing-sets 1 --max-time 1 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" ${KB_ARGS:-} \
-    >"$OUT/kb.txt" 2>"$OUT/kb.err"
+  local kb_args=(--reference-as-candidate "${common[@]}" --db "$OUT/kb.sqlite" --trials 2 --timing-sets 1 --max-time 1
+                 --no-compile-baseline --memory-budget 24 --audit-to "$OUT/kb-audit.jsonl" ${KB_ARGS:-})
+  local began=$(date +%s)
+  # KB_FORCE: problems (file name prefixes, e.g. "5_ 57_") evaluated again first (--force), within
+  # the same time: a problem the harness now handles, or one to see again under changed timing.
+  if [[ -n ${KB_FORCE:-} ]]; then
+    local forced=()
+    for p in $KB_FORCE; do forced+=("$KB/$p"*.py); done
+    env "${trace_env[@]}" timeout ${KB_SECONDS:-420} $B eval "${forced[@]}" "${kb_args[@]}" --force \
+      >"$OUT/kb-forced.txt" 2>"$OUT/kb-forced.err"
+    echo "kb forced (${KB_FORCE}) exit $? at $(( $(date +%s) - t0 )) s"; grep '^\[' "$OUT/kb-forced.err"
+  fi
+  local left=$(( ${KB_SECONDS:-420} - ($(date +%s) - began) ))
+  env "${trace_env[@]}" timeout $(( left > 1 ? left : 1 )) $B eval $KB "${kb_args[@]}" >"$OUT/kb.txt" 2>"$OUT/kb.err"
   echo "kb eval exit $? at $(( $(date +%s) - t0 )) s"; tail -5 "$OUT/kb.err"
   kill $sampler 2>/dev/null
   sort -t' ' -k4 -n "$OUT/kb-memory.log" 2>/dev/null | tail -1 | sed 's/^/peak host memory use: /'
@@ -78,8 +91,10 @@ print(f"audited {len(rows)}; zeros pass legacy 1e-2 on {len(zeros)}: {zeros}; ou
 PY
 }
 # PART probe: where a worker's first forward call spends its seconds (bench/first_call_probe.py).
+# and whether a small problem's time depends on where its tensors sit (bench/placement_probe.py).
 run_probe() {
   timeout 300 python3 bench/first_call_probe.py build/device/lib/libheadroom_poison_alloc.so 2>&1 | tee "$OUT/first-call.txt"
+  timeout 300 python3 bench/placement_probe.py 6 6 100 2>&1 | tee "$OUT/placement.txt"
   echo "probe done at $(( $(date +%s) - t0 )) s"
 }
 BACKGROUND=${BACKGROUND:-repeat}
