@@ -291,7 +291,8 @@ class worker {
       init = to_string(s.get());
     }
     // The problem's arguments that are not tensors (the reference worker has them from get_inputs).
-    if (std::string_view c; !req["constants"].get_string().get(c)) set_constants(std::string(c));
+    if (std::string_view c; !req["constants"].get_string().get(c) && !set_constants(std::string(c)))
+      return reply_python_error("load_error");
     py_ref init_arg(PyUnicode_FromString(init.c_str()));
     py_ref cls_arg(PyUnicode_FromString(cls.c_str()));
     py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
@@ -435,7 +436,8 @@ class worker {
     std::size_t at = 0;
     Py_ssize_t slot = 0;
     for (std::size_t i = 0; i < metas.size(); ++i) {
-      while (PyTuple_GET_ITEM(b.tuple.get(), slot) != nullptr) ++slot;  // a constant's position
+      while (slot < total && PyTuple_GET_ITEM(b.tuple.get(), slot) != nullptr) ++slot;  // a constant's position
+      if (slot == total) throw request_error("constant arguments overlap");
       void* data = nullptr;
       const void* from = device_sources ? (*device_sources)[i] : src + at;
       py_ref t = make_tensor(metas[i], from, device_src, &data);
