@@ -31,11 +31,15 @@ def main():
         sys.exit(f"kb_report: no store at {store}")
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     rows = db.execute(
-        "SELECT problem, verdict, speedup, eager_median_ms, started_at, device, gpu, duration_s FROM evaluations"
-        " ORDER BY started_at").fetchall()
+        "SELECT problem, verdict, speedup, eager_median_ms, started_at, device, gpu, duration_s,"
+        " candidate_rel_spread, eager_rel_spread, clocks FROM evaluations ORDER BY started_at").fetchall()
     latest = {}
-    for problem, verdict, speedup, eager_ms, started, device, gpu, duration in rows:
+    detail = {}  # what an outlier's row says about how it was timed
+    for problem, verdict, speedup, eager_ms, started, device, gpu, duration, c_spread, e_spread, clocks in rows:
         latest[problem] = (verdict, speedup, eager_ms, started, device, gpu)
+        mode = "dispatch included" if "dispatch included" in (clocks or "") else "held"
+        detail[problem] = (f"{device}, {started}, spreads {100 * (c_spread or 0):.2f}% / {100 * (e_spread or 0):.2f}%, "
+                           f"{mode}")
 
     name = lambda p: p.split("/")[-1]
     total = None
@@ -63,7 +67,7 @@ def main():
               f"{values[0]:.4f}-{values[-1]:.4f}; **within 1.00 +- {TOLERANCE}: {len(values) - len(outside)} of "
               f"{len(values)}**.")
         for p in outside:
-            print(f"- outside: {name(p)} {speedups[p]:.4f} (eager {latest[p][2]:.4f} ms)")
+            print(f"- outside: {name(p)} {speedups[p]:.4f} (eager {latest[p][2]:.4f} ms; {detail[p]})")
 
     audit_path = os.path.join(kb_dir, "kb-audit.jsonl")
     if os.path.exists(audit_path):

@@ -43,8 +43,8 @@ device_gate& gate_for(const std::string& device);
 // The host's gate, taken like a device's by every request (host first, then device), and shared by
 // the parent's own heavy host work (comparisons, the audit): a measurement on one GPU runs while no
 // other lane, on any GPU, copies, compares or starts a worker. A call that waits for its own stream
-// is timed with its dispatch, so the host's load is inside its time (KernelBench's transposed 2-D
-// convolutions ran 3-8% slow beside a second GPU's lane on the H200).
+// is timed with its dispatch, so the host's load is inside its time (two of KernelBench's transposed
+// 2-D convolutions, whose calls wait, ran 7-8% slow beside a second GPU's lane on the H200).
 device_gate& host_gate();
 // Shared use of the host gate for the scope of the returned lock.
 std::shared_lock<device_gate> host_work();
