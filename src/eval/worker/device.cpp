@@ -52,9 +52,10 @@ void* device::allocate(std::size_t bytes) {
   std::size_t n = bytes == 0 ? 1 : bytes;
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
-    void* p = nullptr;
-    HEADROOM_CUDA_TRY(cudaMalloc(&p, n));
-    return p;
+    std::size_t pad = pads_.pad();
+    void* base = nullptr;
+    HEADROOM_CUDA_TRY(cudaMalloc(&base, n + pad));
+    return pads_.hand_out(base, pad);
   }
 #endif
   void* p = std::aligned_alloc(64, (n + 63) / 64 * 64);
@@ -65,7 +66,7 @@ void* device::allocate(std::size_t bytes) {
 void device::release(void* p) {
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {
-    cudaFree(p);  // log-only: a sticky error has already been reported by the call that caused it
+    cudaFree(pads_.take_back(p));  // log-only: a sticky error has already been reported by the call that caused it
     return;
   }
 #endif

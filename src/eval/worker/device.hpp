@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "placement.hpp"
+
 namespace headroom::eval::worker {
 
 class device {
@@ -67,6 +69,7 @@ class device {
  private:
   bool cuda_ = false;
   int index_ = 0;
+  placement_pad pads_{placement_pad::enabled_by_environment()};  // an experiment (placement.hpp)
   std::uintptr_t stream_ = 0;
   void* flush_buffer_ = nullptr;
   // Copies of gigabytes between pageable host memory and the device, and the input check, go
