@@ -92,7 +92,7 @@ def main():
 
     intervals = []
     by_device = {}
-    for problem, verdict, speedup, eager_ms, started, device, gpu, duration in rows:
+    for problem, verdict, speedup, eager_ms, started, device, *_ in rows:
         by_device.setdefault(device, []).append(datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ"))
     for times in by_device.values():
         for a, b in zip(times, times[1:]):
