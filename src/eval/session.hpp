@@ -90,14 +90,14 @@ struct trial_data {
   int distribution = 0;
   std::vector<tensor> inputs;
   std::vector<tensor> outputs;
-  // get_inputs()'s arguments that are not tensors, JSON [[position, value], ...] ("[]": none).
-  std::string constants = "[]";
 };
 
 struct reference_data {
   std::string error;  // non-empty: the problem failed (reference_error)
   std::string init_inputs;
-  std::string constants = "[]";  // the forward's non-tensor arguments, the same in every set (trial_data)
+  // get_inputs()'s arguments that are not tensors, JSON [[position, value], ...] ("[]": none); the
+  // same for every trial and timing set (run_trial checks).
+  std::string constants = "[]";
   std::uint64_t init_seed = 0;
   std::vector<trial_data> trials;
   int skipped_trials = 0;  // distributions outside the problem's domain

@@ -329,6 +329,8 @@ class worker {
     if (!made) return reply_python_error("runtime_error");
     PyObject* list = PyTuple_GetItem(made.get(), 0);
     std::string constants = to_string(PyTuple_GetItem(made.get(), 1));
+    // Parsed back from the JSON the candidate's worker gets: both call forward with the same values
+    // (a tuple arrives as a list on either side).
     if (!set_constants(constants)) return reply_python_error("runtime_error");
     phase_trace p("worker: inputs to host");
     // Kept for the reference's forward on them ("kept_inputs"): the parent need not send back
