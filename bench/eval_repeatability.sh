@@ -17,8 +17,8 @@ problem=${PROBLEM:-suites/adversarial/problems/relu_gpu.py}
 candidate=${CANDIDATE:-suites/adversarial/candidates/cuda_relu.py}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "| run | candidate median ms | rel. spread | eager median ms | rel. spread | speedup | how it was timed |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| run | candidate median ms | rel. spread | samples, min, mean | eager median ms | rel. spread | samples, min, mean | speedup | how it was timed |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 which=(--candidates "$candidate")
 [[ $candidate == reference ]] && which=(--reference-as-candidate)
 for i in $(seq 1 "$n"); do
@@ -28,9 +28,11 @@ for i in $(seq 1 "$n"); do
   python3 - "$work/r$i.sqlite" "$i" <<'PY'
 import sqlite3, sys
 row = sqlite3.connect(sys.argv[1]).execute(
-    "select candidate_median_ms, candidate_rel_spread, eager_median_ms, eager_rel_spread, speedup, clocks from evaluations").fetchone()
-c, cs, e, es, s, clocks = row
-print(f"| {sys.argv[2]} | {c:.4f} | {cs:.2%} | {e:.4f} | {es:.2%} | {s:.4f} | {clocks} |" if s else f"| {sys.argv[2]} | no speedup: {row} |")
+    "select candidate_median_ms, candidate_rel_spread, candidate_samples, candidate_min_ms, candidate_mean_ms,"
+    " eager_median_ms, eager_rel_spread, eager_samples, eager_min_ms, eager_mean_ms, speedup, clocks from evaluations").fetchone()
+c, cs, cn, cmin, cmean, e, es, en, emin, emean, s, clocks = row
+print(f"| {sys.argv[2]} | {c:.4f} | {cs:.2%} | {cn}, {cmin:.4f}, {cmean:.4f} | {e:.4f} | {es:.2%} | {en}, {emin:.4f}, {emean:.4f} "
+      f"| {s:.4f} | {clocks} |" if s else f"| {sys.argv[2]} | no speedup: {row} |")
 with open(sys.argv[1] + ".speedup", "w") as f:
     f.write(str(s or ""))
 PY

@@ -33,14 +33,14 @@ common=(--device "${KB_DEVICE:-cuda}" --cache /tmp/hc)
 # on REPEAT_DEVICE. It runs in the background, beside the suite and the KernelBench run: on a two-GPU
 # machine give each its own GPU (REPEAT_DEVICE=cuda:1 SUITE_DEVICE=cuda:0 KB_DEVICE=cuda:0).
 run_repeat() {
-  # REPEAT_MODES: "hold" (launches held, the default timing), "sync" (--no-hold), "vary" (held, and
-  # every allocation of the workers at a random place: HEADROOM_EVAL_VARY_PLACEMENT=1, an
-  # experiment, src/eval/worker/placement.hpp), or several of them (an A/B).
+  # REPEAT_MODES: "hold" (launches held, the default timing), "sync" (--no-hold), "host-function"
+  # (held by the old gate, a host function: HEADROOM_EVAL_HOLD=host-function), or several of them
+  # (an A/B).
   (for mode in ${REPEAT_MODES:-hold}; do
      echo "timing mode: $mode"
      args=""; [[ $mode == sync ]] && args="--no-hold"
-     vary=0; [[ $mode == vary ]] && vary=1
-     HEADROOM_EVAL_VARY_PLACEMENT=$vary DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
+     gate=""; [[ $mode == host-function ]] && gate=host-function
+     HEADROOM_EVAL_HOLD=$gate DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
        timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
    done >"$OUT/repeat.md" 2>&1
    echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md")

@@ -257,7 +257,9 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       }
       if (o.hold_launches && device.rfind("cuda", 0) == 0)
         e.env.clocks += fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
-                                    t.held ? fmt::format("launches held (device time), host call {:.4g} ms", t.host_median_ms)
+                                    t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms",
+                                                         t.hold_mechanism.empty() ? "" : ", " + t.hold_mechanism,
+                                                         t.host_median_ms)
                                            : "dispatch included (the call waits for its own stream)");
       if (sample_set::hidden_work(t))
         j.flag("other_stream_work",

@@ -26,6 +26,7 @@ struct timing_summary {
   double host_median_ms = 0;  // the call itself on the host (its dispatch and launches)
   double tail_median_ms = 0;  // the device busy past the timed stream's end, minus an empty call's
   bool held = false;          // launches held behind a gate: device time, not host dispatch, was timed
+  std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
 };
 
 // Where and with what the evaluation ran.

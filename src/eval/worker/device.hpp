@@ -5,8 +5,6 @@
 #include <cstdint>
 #include <string>
 
-#include "placement.hpp"
-
 namespace headroom::eval::worker {
 
 class device {
@@ -38,11 +36,11 @@ class device {
   // clock runs from before the call to after a device-wide synchronisation; the tail from the timed
   // stream's end to the device's.
   //
-  // hold (CUDA): the stream is held behind a host-side gate (a host function that waits) from
-  // before the start event until the call has returned, as nvbench's blocking kernel does, so the
-  // call's launches queue up and the events measure device time only, not the host's dispatch of
-  // `forward`. A call that waits for its own stream (a synchronisation, .item()) would wait for
-  // the gate: after `hold_timeout_ms` the gate opens by itself and the sample says so.
+  // hold (CUDA): the stream is held at a gate (the device waits on a word of host memory,
+  // device.cpp) from before the start event until the call has returned, as nvbench's blocking
+  // kernel does, so the call's launches queue up and the events measure device time only, not the
+  // host's dispatch of `forward`. A call that waits for its own stream (a synchronisation, .item())
+  // would wait for the gate: after `hold_timeout_ms` a watchdog opens it and the sample says so.
   void start_timer(bool hold = false);
   void call_returned();
   struct times {
@@ -56,6 +54,8 @@ class device {
   times stop_timer();
   static constexpr double hold_timeout_ms = 500;
   struct gate;  // defined in device.cpp
+  // How launches are held: "stream wait", "host function" (the fallback), "" before the first hold.
+  std::string hold_mechanism() const;
 
   // Measured copy bandwidth (bytes read + written per second); 0 on the CPU.
   double copy_bandwidth();
@@ -69,7 +69,6 @@ class device {
  private:
   bool cuda_ = false;
   int index_ = 0;
-  placement_pad pads_{placement_pad::enabled_by_environment()};  // an experiment (placement.hpp)
   std::uintptr_t stream_ = 0;
   void* flush_buffer_ = nullptr;
   // Copies of gigabytes between pageable host memory and the device, and the input check, go

@@ -7,17 +7,9 @@
 
 #include <atomic>
 
-#include "placement.hpp"
-
 namespace {
 std::atomic<int> poison{-1};
 std::atomic<unsigned long long> failed{0};
-
-// HEADROOM_EVAL_VARY_PLACEMENT=1: each allocation at a random pad past its memory (placement.hpp).
-headroom::eval::placement_pad& pads() {
-  static headroom::eval::placement_pad p(headroom::eval::placement_pad::enabled_by_environment());
-  return p;
-}
 }
 
 extern "C" {
@@ -48,14 +40,12 @@ __attribute__((visibility("default"))) void* headroom_alloc(ssize_t size, int de
   if (size <= 0) return nullptr;
   cudaSetDevice(device);
   keep_pool(device);
-  std::size_t pad = pads().pad();
-  void* base = nullptr;
-  if (cudaMallocAsync(&base, static_cast<size_t>(size) + pad, stream) != cudaSuccess) {
+  void* p = nullptr;
+  if (cudaMallocAsync(&p, static_cast<size_t>(size), stream) != cudaSuccess) {
     cudaGetLastError();
     failed.fetch_add(1);
     return nullptr;
   }
-  void* p = pads().hand_out(base, pad);
   int byte = poison.load();
   if (byte >= 0) cudaMemsetAsync(p, byte, static_cast<size_t>(size), stream);
   return p;
@@ -64,6 +54,6 @@ __attribute__((visibility("default"))) void* headroom_alloc(ssize_t size, int de
 __attribute__((visibility("default"))) void headroom_free(void* p, ssize_t, int device, cudaStream_t stream) {
   if (!p) return;
   cudaSetDevice(device);
-  cudaFreeAsync(pads().take_back(p), stream);
+  cudaFreeAsync(p, stream);
 }
 }
