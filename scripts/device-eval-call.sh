@@ -40,7 +40,8 @@ run_repeat() {
      echo "timing mode: $mode"
      args=""; [[ $mode == sync ]] && args="--no-hold"
      gate=""; [[ $mode == host-function ]] && gate=host-function
-     HEADROOM_EVAL_HOLD=$gate DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
+     mkdir -p "$OUT/samples-$mode"
+     HEADROOM_EVAL_SAMPLES_TO=$OUT/samples-$mode HEADROOM_EVAL_HOLD=$gate DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
        timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
    done >"$OUT/repeat.md" 2>&1
    echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md")

@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -635,6 +636,9 @@ class worker {
       bool throttled = mhz && clock_limit && mhz < clock_limit * 3 / 4 && dropped < std::max(20, samples.size());
       if (!warm && throttled) ++dropped;
       if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
+      if (sample_log_)
+        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\n", time_requests_, i,
+                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz);
       // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
       // first one, then at random within the byte budget.
       bool check = false;
@@ -664,6 +668,8 @@ class worker {
       if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
     }
     release();
+    ++time_requests_;
+    if (sample_log_) std::fflush(sample_log_.get());  // a worker is often ended, not exited
     timing_summary s = samples.summarize(empty);
     reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{}}},"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
@@ -724,6 +730,18 @@ class worker {
   std::vector<std::byte> outputs_;        // the last answer's output tensors
   std::vector<std::byte> spare_;          // a payload buffer to read the next request into
   int calls_ = 0;
+  int time_requests_ = 0;
+  // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
+  // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
+  // ms, warm-up, SM MHz), to see when in a run slow samples come.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> sample_log_{open_sample_log(), [](std::FILE* f) {
+                                                                return f ? std::fclose(f) : 0;
+                                                              }};
+  static std::FILE* open_sample_log() {
+    const char* dir = std::getenv("HEADROOM_EVAL_SAMPLES_TO");
+    if (!dir || !*dir) return nullptr;
+    return std::fopen(fmt::format("{}/samples-{}.tsv", dir, getpid()).c_str(), "a");
+  }
 };
 
 // The channel moves to high, close-on-exec descriptors and stdout becomes stderr: whatever the
