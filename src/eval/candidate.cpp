@@ -257,15 +257,19 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       }
       if (o.hold_launches && device.rfind("cuda", 0) == 0)
         e.env.clocks += fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
-                                    t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms",
+                                    t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms{}",
                                                          t.hold_mechanism.empty() ? "" : ", " + t.hold_mechanism,
-                                                         t.host_median_ms)
+                                                         t.host_median_ms,
+                                                         t.host_bound ? fmt::format(" (launch-bound: the host's time set the "
+                                                                                    "cost, device {:.4g} ms)",
+                                                                                    t.device_median_ms)
+                                                                      : "")
                                            : "dispatch included (the call waits for its own stream)");
       if (sample_set::hidden_work(t))
         j.flag("other_stream_work",
                fmt::format("the device stayed busy {:.4g} ms past the timed stream's end ({:.4g} ms on it); "
                            "scored until the device was done: {:.4g} ms",
-                           t.tail_median_ms, t.median_ms, t.score_ms));
+                           t.tail_median_ms, t.device_median_ms > 0 ? t.device_median_ms : t.median_ms, t.score_ms));
       // The baselines timed the way the candidate was: a candidate that waits for its own stream
       // cannot be held, and is compared with the reference timed with its dispatch too. A call timed
       // with its dispatch included costs more than the same call held: a speedup across the two

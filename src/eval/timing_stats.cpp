@@ -17,27 +17,31 @@ double median_of(std::vector<double> v) {
 }
 
 timing_sample make_sample(double event_ms, double wall_ms, double host_ms, double tail_ms, bool held) {
-  // Held launches: the device ran the call's work after the host had dispatched all of it; the
-  // cost of the call is the longer of the two (a launch-bound call costs its dispatch).
-  return {held ? std::max(event_ms, host_ms) : event_ms, wall_ms, tail_ms, host_ms};
+  return {event_ms, wall_ms, tail_ms, host_ms, held};
 }
 
 void sample_set::add(const timing_sample& s) {
-  events_.push_back(s.time_ms);
+  held_ = events_.empty() ? s.held : held_ && s.held;
+  events_.push_back(s.event_ms);
   walls_.push_back(s.wall_ms);
   tails_.push_back(s.tail_ms);
   hosts_.push_back(s.host_ms);
 }
 
+bool sample_set::host_bound() const {
+  return held_ && !hosts_.empty() && median_of(hosts_) > median_of(events_);
+}
+
 double sample_set::rel_spread() const {
-  if (events_.size() < 3) return std::numeric_limits<double>::infinity();
-  double med = median_of(events_);
+  const std::vector<double>& v = costs();
+  if (v.size() < 3) return std::numeric_limits<double>::infinity();
+  double med = median_of(v);
   if (med <= 0) return std::numeric_limits<double>::infinity();
-  std::vector<double> dev(events_.size());
-  std::transform(events_.begin(), events_.end(), dev.begin(), [&](double x) { return std::abs(x - med); });
+  std::vector<double> dev(v.size());
+  std::transform(v.begin(), v.end(), dev.begin(), [&](double x) { return std::abs(x - med); });
   double sigma = 1.4826 * median_of(dev);  // MAD scaled to a normal's standard deviation
   // The median's standard error is sqrt(pi/2) times the mean's for normal samples.
-  return 1.2533 * sigma / std::sqrt(static_cast<double>(events_.size())) / med;
+  return 1.2533 * sigma / std::sqrt(static_cast<double>(v.size())) / med;
 }
 
 bool sample_set::done(const stopping_rule& rule, double elapsed_seconds) const {
@@ -51,29 +55,35 @@ timing_summary sample_set::summarize(const empty_call& empty) const {
   timing_summary s;
   s.samples = size();
   if (events_.empty()) return s;
-  s.median_ms = median_of(events_);
-  s.mean_ms = std::accumulate(events_.begin(), events_.end(), 0.0) / s.samples;
+  // The statistics of the side that sets the cost (the host's when the call is launch-bound).
+  const std::vector<double>& v = costs();
+  s.host_bound = host_bound();
+  s.device_median_ms = median_of(events_);
+  s.median_ms = median_of(v);
+  s.mean_ms = std::accumulate(v.begin(), v.end(), 0.0) / s.samples;
   double ss = 0;
-  for (double x : events_) ss += (x - s.mean_ms) * (x - s.mean_ms);
+  for (double x : v) ss += (x - s.mean_ms) * (x - s.mean_ms);
   s.stddev_ms = s.samples > 1 ? std::sqrt(ss / (s.samples - 1)) : 0;
-  s.min_ms = *std::min_element(events_.begin(), events_.end());
-  s.max_ms = *std::max_element(events_.begin(), events_.end());
+  s.min_ms = *std::min_element(v.begin(), v.end());
+  s.max_ms = *std::max_element(v.begin(), v.end());
   s.rel_spread = std::isfinite(rel_spread()) ? rel_spread() : 0;
   s.wall_median_ms = std::max(0.0, median_of(walls_) - empty.wall_ms);
   s.host_median_ms = median_of(hosts_);
   s.tail_median_ms = std::max(0.0, median_of(tails_) - empty.tail_ms);
   s.score_ms = s.median_ms;
   if (hidden_work(s)) {
-    // Each call costs until the device is done with it: its time plus its own tail.
+    // Each call costs until the device is done with it: its time plus its own tail (and, held, no
+    // less than its dispatch).
     std::vector<double> until_done(events_.size());
     for (std::size_t i = 0; i < events_.size(); ++i) until_done[i] = events_[i] + std::max(0.0, tails_[i] - empty.tail_ms);
     s.score_ms = median_of(until_done);
+    if (held_) s.score_ms = std::max(s.score_ms, s.host_median_ms);
   }
   return s;
 }
 
 bool sample_set::hidden_work(const timing_summary& s) {
-  return s.tail_median_ms > s.median_ms * hidden_work_share + hidden_work_ms;
+  return s.tail_median_ms > (s.device_median_ms > 0 ? s.device_median_ms : s.median_ms) * hidden_work_share + hidden_work_ms;
 }
 
 }  // namespace headroom::eval

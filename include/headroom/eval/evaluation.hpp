@@ -26,6 +26,8 @@ struct timing_summary {
   double host_median_ms = 0;  // the call itself on the host (its dispatch and launches)
   double tail_median_ms = 0;  // the device busy past the timed stream's end, minus an empty call's
   bool held = false;          // launches held behind a gate: device time, not host dispatch, was timed
+  bool host_bound = false;    // held, and the host's time in the call (its median) set the cost
+  double device_median_ms = 0;  // the events' own median (the device time when held)
   std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
 };
 

@@ -75,12 +75,54 @@ TEST(TimingStats, HiddenWorkThresholdIsAShareOfTheCallPlusAMargin) {
   EXPECT_TRUE(sample_set::hidden_work(t));
 }
 
+// A set of `n` samples with the same device, host and wall times.
+static timing_summary summary_of(double event_ms, double host_ms, bool held, int n = 20) {
+  sample_set s;
+  for (int i = 0; i < n; ++i) s.add(make_sample(event_ms, event_ms + host_ms, host_ms, 0.004, held));
+  return s.summarize({0.005, 0.004});
+}
+
 TEST(TimingStats, HeldLaunchesCostTheLongerOfDeviceAndHostTime) {
-  // Device-bound: 0.2 ms on the device, 0.03 ms to dispatch; launch-bound: the other way round.
-  EXPECT_DOUBLE_EQ(make_sample(0.2, 0.24, 0.03, 0, true).time_ms, 0.2);
-  EXPECT_DOUBLE_EQ(make_sample(0.01, 0.06, 0.05, 0, true).time_ms, 0.05);
+  // Device-bound: 0.2 ms on the device, 0.03 ms to dispatch.
+  timing_summary device_bound = summary_of(0.2, 0.03, true);
+  EXPECT_DOUBLE_EQ(device_bound.median_ms, 0.2);
+  EXPECT_FALSE(device_bound.host_bound);
+  // Launch-bound: the other way round; the device time is still reported.
+  timing_summary launch_bound = summary_of(0.01, 0.05, true);
+  EXPECT_DOUBLE_EQ(launch_bound.median_ms, 0.05);
+  EXPECT_DOUBLE_EQ(launch_bound.score_ms, 0.05);
+  EXPECT_TRUE(launch_bound.host_bound);
+  EXPECT_DOUBLE_EQ(launch_bound.device_median_ms, 0.01);
   // Not held, the events already include the dispatch.
-  EXPECT_DOUBLE_EQ(make_sample(0.01, 0.06, 0.05, 0, false).time_ms, 0.01);
+  timing_summary not_held = summary_of(0.01, 0.05, false);
+  EXPECT_DOUBLE_EQ(not_held.median_ms, 0.01);
+  EXPECT_FALSE(not_held.host_bound);
+}
+
+// Calls follow one another with their launches queued: a slow dispatch of one call overlaps the
+// device's work on the one before. When host and device trade places from sample to sample, the
+// call costs the slower side's median, not the median of each sample's slower side (0.07 here).
+TEST(TimingStats, HeldCostIsTheSlowerSidesMedianNotTheMedianOfPerSampleMaxima) {
+  sample_set s;
+  for (int i = 0; i < 20; ++i) {
+    bool odd = i % 2;
+    s.add(make_sample(odd ? 0.05 : 0.07, 0.1, odd ? 0.07 : 0.05, 0.004, true));
+  }
+  timing_summary t = s.summarize({0.005, 0.004});
+  EXPECT_NEAR(t.median_ms, 0.06, 1e-12);
+  EXPECT_NEAR(t.score_ms, 0.06, 1e-12);
+}
+
+// A launch-bound call's spread is its dispatch's: a steady device time must not end the sampling
+// while the host's time, which sets the cost, is still uncertain.
+TEST(TimingStats, LaunchBoundSpreadIsTheHostsSpread) {
+  sample_set s;
+  for (int i = 0; i < 20; ++i) s.add(make_sample(0.01, 0.2, i % 2 ? 0.05 : 0.06, 0.004, true));
+  EXPECT_TRUE(s.host_bound());
+  EXPECT_GT(s.rel_spread(), 0.01);
+  timing_summary t = s.summarize({0.005, 0.004});
+  EXPECT_DOUBLE_EQ(t.min_ms, 0.05);
+  EXPECT_DOUBLE_EQ(t.max_ms, 0.06);
 }
 
 TEST(TimingStats, HeldWorkPastTheTimedStreamIsHiddenButWorkUnderTheHostCallIsPaidAsHostTime) {
