@@ -28,6 +28,8 @@ if [[ ! -x $B || ! -x build/device/bin/headroom-worker ]] || [[ ${REBUILD:-1} ==
 fi
 echo "build done at $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+# Where the GPUs sit among the host's CPUs and NUMA nodes (a worker's host speed may depend on it).
+{ nvidia-smi topo -m; lscpu; } >"$OUT/topology.txt" 2>&1
 common=(--device "${KB_DEVICE:-cuda}" --cache /tmp/hc)
 # PART repeat: one correct candidate evaluated REPEAT times, the spread of its speedup (target 0.3%),
 # on REPEAT_DEVICE. It runs in the background, beside the suite and the KernelBench run: on a two-GPU

@@ -3,6 +3,7 @@
 // and answers the parent's requests over a pipe pair. Copies, poisoning, input checks and timing
 // are here in C++; driver.py does what needs Python objects.
 #include <fcntl.h>
+#include <sched.h>
 #include <malloc.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -637,8 +638,8 @@ class worker {
       if (!warm && throttled) ++dropped;
       if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
       if (sample_log_)
-        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\n", time_requests_, i,
-                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz);
+        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\n", time_requests_, i,
+                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu());
       // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
       // first one, then at random within the byte budget.
       bool check = false;
@@ -733,7 +734,8 @@ class worker {
   int time_requests_ = 0;
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
-  // ms, warm-up, SM MHz), to see when in a run slow samples come.
+  // ms, warm-up, SM MHz, the CPU the worker ran on after the sample), to see when in a run slow
+  // samples come and whether a slow process's host time goes with where it ran.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> sample_log_{open_sample_log(), [](std::FILE* f) {
                                                                 return f ? std::fclose(f) : 0;
                                                               }};
