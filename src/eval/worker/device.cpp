@@ -235,12 +235,13 @@ void device::flush_caches() {
 //
 // The stream waits with cuStreamWaitValue32: the device's front end polls the word, and everything
 // queued behind it is already on the device, so once the word changes the start event, the call's
-// kernels and the stop event follow one another at the device's pace. The first gate (sessions
-// 3-7) was a host function (cudaLaunchHostFunc) that spun until the word changed; what follows a
-// host function goes through the driver's callback machinery, and on the H200 a 0.056 ms kernel
-// measured behind it was 0.01-0.7 ms slower in a share of its samples that varied from one process
-// to the next (up to all of them: medians 0.066-0.080 ms in 6 of 20 processes). The host function
-// stays as the fallback where the driver has no stream memory operations, or when
+// kernels and the stop event follow one another at the device's pace, with no driver thread in
+// between. The first gate (sessions 3-7) was a host function (cudaLaunchHostFunc) that spun until
+// the word changed. It was replaced while chasing a spread between processes on a 0.056 ms problem
+// that turned out to be the host's dispatch, not the gate (bench/RESULTS.md, session 8): both gates
+// give the same device times; the stream wait costs half the host time per call (0.020-0.025 ms
+// against 0.040-0.050 ms on the H200) and keeps no driver thread spinning. The host function stays as
+// the fallback where the driver has no stream memory operations, or when
 // HEADROOM_EVAL_HOLD=host-function asks for it (an A/B).
 struct device::gate {
   std::atomic<std::uint32_t>* word = nullptr;  // in pinned, mapped host memory
