@@ -6,9 +6,11 @@
 #   bench/profile_overhead.sh [HEADROOM]      (default build/device/bin/headroom)
 #   REPS=3 STEPS=30 RUN_TIMEOUT=120 WORKLOADS="gpt_train gpt_infer" bench/profile_overhead.sh
 #   MODES="headroom torch" REPS=1 ...   only the traces bench/profile_agreement.sh compares
+#   FIRST_REP=6 REPS=5 OUT=DIR ...      five more reps beside earlier ones in DIR/profile_overhead
+#                                       (the table reads every rep there: runs add up across calls)
 #
 # Each workload runs REPS times in each mode, interleaved (plain, headroom, torch, plain, ...), so a
-# drift of clocks or temperature hits every mode alike. A mode's figure is the median over reps of
+# drift of clocks or temperature hits every mode alike; REPS=0 prints the table of the runs there. A mode's figure is the median over reps of
 # each run's median step time. Prints a Markdown table; writes $OUT/profile_overhead.csv when $OUT
 # is set, and keeps the stores and torch traces in $OUT (or a temporary folder) for
 # bench/profile_agreement.sh.
@@ -16,7 +18,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 headroom=$(realpath "${1:-build/device/bin/headroom}")
 [[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
-reps=${REPS:-3} run_timeout=${RUN_TIMEOUT:-120}
+reps=${REPS:-3} first=${FIRST_REP:-1} run_timeout=${RUN_TIMEOUT:-120}
 dest=${OUT:-$(mktemp -d)}
 mkdir -p "$dest/profile_overhead"
 work=$dest/profile_overhead
@@ -47,20 +49,23 @@ run_one() {  # workload mode rep: one run, its summary in $work/<workload>.<mode
   tail -2 "$base.log" | sed "s/^/   [$w $mode $rep] /" >&2
 }
 
-for w in $workloads; do
-  for ((r = 1; r <= reps; r++)); do
+# Reps outermost: a run cut short by a time limit leaves every workload with the same number of
+# reps rather than the last workloads with none.
+for ((r = first; r < first + reps; r++)); do
+  for w in $workloads; do
     for mode in ${MODES:-plain headroom torch}; do run_one "$w" "$mode" "$r"; done
   done
 done
 
-python3 - "$work" "$reps" "${OUT:+$dest/profile_overhead.csv}" $workloads <<'PY'
-import json, os, statistics, sys
-work, reps, csv_path, workloads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+python3 - "$work" "${OUT:+$dest/profile_overhead.csv}" $workloads <<'PY'
+import glob, json, os, statistics, sys
+work, csv_path, workloads = sys.argv[1], sys.argv[2], sys.argv[3:]
 def median_of(w, mode):
+    # Every rep in the folder, this call's and earlier calls' (FIRST_REP).
     runs = []
-    for r in range(1, reps + 1):
+    for path in glob.glob(f"{work}/{w}.{mode}.*.json"):
         try:
-            runs.append(json.load(open(f"{work}/{w}.{mode}.{r}.json"))["median_seconds"])
+            runs.append(json.load(open(path))["median_seconds"])
         except (OSError, ValueError, KeyError):
             pass
     return (statistics.median(runs) if runs else None), len(runs)
@@ -76,9 +81,12 @@ print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
 for w, p, o, t, po, pt, n in rows:
     print(f"| {w} | {ms(p)} | {ms(o)} | {ms(t)} | {pc(po)} | {pc(pt)} | {n} |")
 ok = [r[4] for r in rows if r[4] is not None]
+theirs = [r[5] for r in rows if r[5] is not None]
 if ok:
     print(f"\nmedian headroom overhead over workloads: {statistics.median(ok):+.2f}% (target <= 0.5%)")
-print(f"(median over {reps} reps of each run's median step time; overhead = (mode - plain) / plain)")
+if theirs:
+    print(f"median torch.profiler overhead over workloads: {statistics.median(theirs):+.2f}%")
+print("(median over reps of each run's median step time; overhead = (mode - plain) / plain)")
 if csv_path:
     with open(csv_path, "w") as f:
         f.write("workload,plain_s,headroom_s,torch_s,headroom_overhead_pct,torch_overhead_pct,runs\n")

@@ -10,6 +10,11 @@
 # process or traces of one configuration, so running the lanes at once costs no fairness.
 # PROBE=1 (default) first runs bench/host_memory_probe.py (issue 4's host-memory question).
 # KEEP_STORES=1 returns the trace stores and torch traces in results.tgz.
+# OVERHEAD=1 instead: only the overhead in separate processes (bench/profile_overhead.sh: plain,
+# headroom and torch.profiler runs interleaved, REPS rounds of every workload) on one GPU (the
+# nvidia-h200 kind is enough), within CALL_SECONDS, continuing earlier calls' runs: after a call,
+# here, `mkdir -p .deps/overhead-prev && tar xzf <files_at>/results.tgz -C .deps/overhead-prev`,
+# and OVERHEAD_DIR=.deps/overhead-prev/profile_overhead on the next (carry .deps).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONUNBUFFERED=1
@@ -22,9 +27,24 @@ echo "build done at $(elapsed) s"
 B=build/device/bin/headroom
 (cd build/device && ctest -R gpu_profile --output-on-failure >"$OUT/ctest-gpu.log" 2>&1; echo "ctest gpu_profile rc $?";
  grep -E "tests passed|Passed|Failed|\*\*\*" "$OUT/ctest-gpu.log" | head -20)
-[[ ${PROBE:-1} == 1 ]] && { timeout 90 python3 bench/host_memory_probe.py "${PROBE_GIB:-8}" >"$OUT/memory.txt" 2>&1; cat "$OUT/memory.txt"; }
+[[ ${PROBE:-$(( ${OVERHEAD:-0} == 1 ? 0 : 1 ))} == 1 ]] && { timeout 90 python3 bench/host_memory_probe.py "${PROBE_GIB:-8}" >"$OUT/memory.txt" 2>&1; cat "$OUT/memory.txt"; }
 echo "lanes start at $(elapsed) s"
 work=/tmp/prof; mkdir -p $work
+if [[ ${OVERHEAD:-0} == 1 ]]; then
+  mkdir -p $work/profile_overhead
+  [[ -n ${OVERHEAD_DIR:-} ]] && cp "$OVERHEAD_DIR"/*.json $work/profile_overhead/ 2>/dev/null
+  # This call's rounds are numbered after the earlier calls' last.
+  last=$(ls $work/profile_overhead/ 2>/dev/null | sed -nE 's/.*\.([0-9]+)\.json$/\1/p' | sort -n | tail -1)
+  left=$(( ${CALL_SECONDS:-560} - $(elapsed) - 30 ))
+  OUT=$work FIRST_REP=$(( ${last:-0} + 1 )) REPS=${REPS:-5} MODES="plain headroom torch" \
+    timeout $(( left > 1 ? left : 1 )) bench/profile_overhead.sh "$B" >/dev/null 2>"$work/profile_overhead/overhead.err"
+  pkill -f 'workloads/(gpt|dlrm|resnet50)\.py' && sleep 2  # a run the time limit cut
+  OUT=$work REPS=0 bench/profile_overhead.sh "$B" 2>/dev/null | tee "$OUT/overhead.md"
+  (cd $work && tar czf /tmp/results.tgz profile_overhead/*.json profile_overhead/overhead.err)
+  (cd "$OUT" && ls -A | grep -vx 'build.log' | xargs rm -rf && mv /tmp/results.tgz .)
+  echo "total $(elapsed) s"
+  exit 0
+fi
 # LANE_SECONDS: each profiler lane's limit (the A/B runs, then the traces with what is left).
 lane() {  # gpu ab-profilers trace-modes
   local gpu=$1 profilers=$2 modes=$3 end=$(( $(date +%s) + ${LANE_SECONDS:-330} ))
