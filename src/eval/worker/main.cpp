@@ -29,6 +29,7 @@
 #include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/embedded.hpp"
 #include "headroom/util/json.hpp"
+#include "worker/cpu_binding.hpp"
 #include "worker/device.hpp"
 #include "worker/dlpack.hpp"
 #include "worker/poison.hpp"
@@ -231,7 +232,12 @@ class worker {
     std::string dev_name(req["device"].get_string().value());
     std::string allocator(req["poison_allocator"].get_string().value());
     dev_ = std::make_unique<device>(dev_name);
-    if (dev_->is_cuda()) poison_ = std::make_unique<cuda_poison>(allocator);
+    if (dev_->is_cuda()) {
+      // An experiment (cpu_binding.hpp): before PyTorch and the CUDA context start their threads.
+      std::string bound = bind_to_gpu_local_cpus(dev_->pci_bus_id());
+      if (!bound.empty()) std::fprintf(stderr, "headroom-worker: %s\n", bound.c_str());
+      poison_ = std::make_unique<cuda_poison>(allocator);
+    }
     // The driver module, from the copy compiled into this binary.
     auto files = util::worker_python_files();
     py_ref code(Py_CompileString(std::string(files[0].contents).c_str(), "headroom_driver.py", Py_file_input));
