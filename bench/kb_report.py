@@ -38,6 +38,8 @@ def main():
     for problem, verdict, speedup, eager_ms, started, device, gpu, duration, c_spread, e_spread, clocks in rows:
         latest[problem] = (verdict, speedup, eager_ms, started, device, gpu)
         mode = "dispatch included" if "dispatch included" in (clocks or "") else "held"
+        if "launch-bound" in (clocks or ""):
+            mode += ", launch-bound"  # the candidate's host time set its cost (commit efe3138 on)
         detail[problem] = (f"{device}, {started}, spreads {100 * (c_spread or 0):.2f}% / {100 * (e_spread or 0):.2f}%, "
                            f"{mode}")
 
