@@ -250,7 +250,7 @@ class worker {
       return;
     }
     for (const char* name : {"setup", "import_file", "init_inputs", "build_model", "compile_model", "make_inputs",
-                             "parse_constants", "to_capsules", "from_capsule", "call", "noop", "current_stream", "count_flops",
+                             "parse_constants", "to_capsules", "from_capsule", "call", "noop", "host_probe", "current_stream", "count_flops",
                              "matmul_rate", "guarded_functions", "changed_functions", "describe_exception",
                              "collect"}) {
       py_ref f(PyObject_GetAttrString(module.get(), name));
@@ -596,6 +596,19 @@ class worker {
       return empty_call{median_of(walls), median_of(tails)};
     };
     empty_call empty = measure_empty_call(hold);
+    if (sample_log_) {
+      // This process's host speed: a fixed bit of Python, 21 times; logged as sample -1 (its median
+      // in the host column, the CPU it ran on last).
+      py_ref probe = fn("host_probe");
+      std::vector<double> probe_ms;
+      for (int i = 0; i < 21; ++i) {
+        double t0 = host_ms();
+        py_ref r(PyObject_CallNoArgs(probe.get()));
+        probe_ms.push_back(host_ms() - t0);
+      }
+      fmt::print(sample_log_.get(), "{}\t-1\t0\t0\t{:.5f}\t0\t1\t0\t{}\n", time_requests_, median_of(probe_ms),
+                 sched_getcpu());
+    }
 
     std::mt19937_64 rng(std::random_device{}());
     sample_set samples;
@@ -740,8 +753,9 @@ class worker {
   int time_requests_ = 0;
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
-  // ms, warm-up, SM MHz, the CPU the worker ran on after the sample), to see when in a run slow
-  // samples come and whether a slow process's host time goes with where it ran.
+  // ms, warm-up, SM MHz, the CPU the worker ran on after the sample; sample -1 is a fixed bit of
+  // Python timed before the request's samples, its median in the host column), to see when in a
+  // run slow samples come and whether a slow process's host time goes with where it ran.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> sample_log_{open_sample_log(), [](std::FILE* f) {
                                                                 return f ? std::fclose(f) : 0;
                                                               }};
