@@ -48,6 +48,7 @@ run_repeat() {
      HEADROOM_EVAL_SAMPLES_TO=$OUT/samples-$mode HEADROOM_EVAL_HOLD=$gate HEADROOM_EVAL_BIND_CPUS=$bind DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
        timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
    done >"$OUT/repeat.md" 2>&1
+   python3 bench/sample_log_report.py "$OUT"/samples-* >>"$OUT/repeat.md" 2>&1
    echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md")
 }
 run_suite() {
