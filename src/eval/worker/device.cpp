@@ -6,10 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <condition_variable>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -20,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "../parallel.hpp"
+#include "worker/hold_watchdog.hpp"
 #include "worker/staging.hpp"
 
 #ifdef HEADROOM_WORKER_CUDA
@@ -247,12 +246,7 @@ struct device::gate {
   std::atomic<std::uint32_t>* word = nullptr;  // in pinned, mapped host memory
   CUdeviceptr device_word = 0;
   CUresult (*wait_value)(CUstream, CUdeviceptr, cuuint32_t, unsigned) = nullptr;  // null: host function
-  // The watchdog opens the gate at the deadline if the call has not returned by then.
-  std::mutex m;
-  std::condition_variable cv;
-  bool armed = false;
-  std::uint64_t generation = 0;  // one per hold: a deadline belongs to the hold that set it
-  std::chrono::steady_clock::time_point deadline;
+  hold_watchdog* watchdog = nullptr;  // never destroyed, as the gate itself
 
   gate() {
     void* p = nullptr;
@@ -270,40 +264,12 @@ struct device::gate {
           found == cudaDriverEntryPointSuccess)
         wait_value = reinterpret_cast<decltype(wait_value)>(fn);
     }
-    std::thread([this] { watch(); }).detach();  // the gate lives as long as the process
-  }
-  void watch() {
-    std::unique_lock lock(m);
-    for (;;) {
-      cv.wait(lock, [&] { return armed; });
-      const std::uint64_t hold = generation;
-      const auto until = deadline;
-      if (!cv.wait_until(lock, until, [&] { return !armed || generation != hold; })) {
-        std::uint32_t closed = 0;
-        word->compare_exchange_strong(closed, 2);
-        armed = false;
-      }
-    }
+    watchdog = new hold_watchdog(*word);
   }
   void close(double timeout_ms) {
-    word->store(0);
-    std::lock_guard lock(m);
-    armed = true;
-    ++generation;
-    deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(static_cast<long long>(timeout_ms * 1e3));
-    cv.notify_all();
+    watchdog->close(std::chrono::microseconds(static_cast<long long>(timeout_ms * 1e3)));
   }
-  // Opens the gate; false when the watchdog had opened it already.
-  bool open() {
-    std::uint32_t closed = 0;
-    bool opened = word->compare_exchange_strong(closed, 1);
-    {
-      std::lock_guard lock(m);
-      armed = false;
-    }
-    cv.notify_all();
-    return opened;
-  }
+  bool open() { return watchdog->open(); }
 };
 
 namespace {
