@@ -32,8 +32,9 @@ bool sample_set::host_bound() const {
   return held_ && !hosts_.empty() && median_of(hosts_) > median_of(events_);
 }
 
-double sample_set::rel_spread() const {
-  const std::vector<double>& v = costs();
+double sample_set::rel_spread() const { return spread_of(costs()); }
+
+double sample_set::spread_of(const std::vector<double>& v) {
   if (v.size() < 3) return std::numeric_limits<double>::infinity();
   double med = median_of(v);
   if (med <= 0) return std::numeric_limits<double>::infinity();
@@ -56,8 +57,8 @@ timing_summary sample_set::summarize(const empty_call& empty) const {
   s.samples = size();
   if (events_.empty()) return s;
   // The statistics of the side that sets the cost (the host's when the call is launch-bound).
-  const std::vector<double>& v = costs();
   s.host_bound = host_bound();
+  const std::vector<double>& v = s.host_bound ? hosts_ : events_;
   s.device_median_ms = median_of(events_);
   s.median_ms = median_of(v);
   s.mean_ms = std::accumulate(v.begin(), v.end(), 0.0) / s.samples;
@@ -66,7 +67,8 @@ timing_summary sample_set::summarize(const empty_call& empty) const {
   s.stddev_ms = s.samples > 1 ? std::sqrt(ss / (s.samples - 1)) : 0;
   s.min_ms = *std::min_element(v.begin(), v.end());
   s.max_ms = *std::max_element(v.begin(), v.end());
-  s.rel_spread = std::isfinite(rel_spread()) ? rel_spread() : 0;
+  const double spread = spread_of(v);
+  s.rel_spread = std::isfinite(spread) ? spread : 0;
   s.wall_median_ms = std::max(0.0, median_of(walls_) - empty.wall_ms);
   s.host_median_ms = median_of(hosts_);
   s.tail_median_ms = std::max(0.0, median_of(tails_) - empty.tail_ms);

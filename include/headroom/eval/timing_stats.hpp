@@ -68,6 +68,7 @@ class sample_set {
 
  private:
   const std::vector<double>& costs() const { return host_bound() ? hosts_ : events_; }
+  static double spread_of(const std::vector<double>& v);  // rel_spread() of one side
   std::vector<double> events_;
   std::vector<double> walls_;
   std::vector<double> tails_;
