@@ -36,16 +36,14 @@ common=(--device "${KB_DEVICE:-cuda}" --cache /tmp/hc)
 # machine give each its own GPU (REPEAT_DEVICE=cuda:1 SUITE_DEVICE=cuda:0 KB_DEVICE=cuda:0).
 run_repeat() {
   # REPEAT_MODES: "hold" (launches held, the default timing), "sync" (--no-hold), "host-function"
-  # (held by the old gate, a host function: HEADROOM_EVAL_HOLD=host-function), "bind" (held, the
-  # workers bound to their GPU's local CPUs: HEADROOM_EVAL_BIND_CPUS=gpu-local, an experiment), or
-  # several of them (an A/B). Every sample lands in $OUT/samples-<mode> (HEADROOM_EVAL_SAMPLES_TO).
+  # (held by the old gate, a host function: HEADROOM_EVAL_HOLD=host-function), or several of them
+  # (an A/B). Every sample lands in $OUT/samples-<mode> (HEADROOM_EVAL_SAMPLES_TO).
   (for mode in ${REPEAT_MODES:-hold}; do
      echo "timing mode: $mode"
      args=""; [[ $mode == sync ]] && args="--no-hold"
      gate=""; [[ $mode == host-function ]] && gate=host-function
-     bind=""; [[ $mode == bind ]] && bind=gpu-local
      mkdir -p "$OUT/samples-$mode"
-     HEADROOM_EVAL_SAMPLES_TO=$OUT/samples-$mode HEADROOM_EVAL_HOLD=$gate HEADROOM_EVAL_BIND_CPUS=$bind DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
+     HEADROOM_EVAL_SAMPLES_TO=$OUT/samples-$mode HEADROOM_EVAL_HOLD=$gate DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
        timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
    done >"$OUT/repeat.md" 2>&1
    python3 bench/sample_log_report.py "$OUT"/samples-* >>"$OUT/repeat.md" 2>&1

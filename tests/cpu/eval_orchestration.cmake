@@ -1,7 +1,7 @@
 # The orchestration side of `headroom eval` that runs without Python: the timing statistics, the
 # worker channel, the device gate, problem/candidate pairing, suite expectations, the audit and the
-# worker's staged copies (their order of waits, with fake transfers), the CPU list it may bind to
-# and the watchdog of its held launches.
+# worker's staged copies (their order of waits, with fake transfers) and the watchdog of its held
+# launches.
 headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/timing_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/channel_test.cpp
@@ -11,7 +11,6 @@ headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/audit_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/staging_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/eval/cpu_binding_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/hold_watchdog_test.cpp)
 target_link_libraries(eval_orchestration_test PRIVATE headroom_eval)
 target_include_directories(eval_orchestration_test PRIVATE ${PROJECT_SOURCE_DIR}/src  # eval/session.hpp

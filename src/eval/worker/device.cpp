@@ -349,14 +349,6 @@ device::times device::stop_timer() {
   return {wall, wall, host_call_ms_, 0, false, false};
 }
 
-std::string device::pci_bus_id() {
-#ifdef HEADROOM_WORKER_CUDA
-  char bus[32] = {};
-  if (cuda_ && cudaDeviceGetPCIBusId(bus, sizeof bus, index_) == cudaSuccess) return bus;
-#endif
-  return "";
-}
-
 double device::copy_bandwidth() {
 #ifdef HEADROOM_WORKER_CUDA
   if (cuda_) {

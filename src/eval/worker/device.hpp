@@ -60,7 +60,6 @@ class device {
   // Measured copy bandwidth (bytes read + written per second); 0 on the CPU.
   double copy_bandwidth();
   std::string driver_version();
-  std::string pci_bus_id();  // "0000:1B:00.0"; "" on the CPU
   std::string runtime_version();
   std::string clocks();
   // The SM clock now and its maximum, in MHz, through NVML; 0 when unknown (the CPU, no NVML).

@@ -29,7 +29,6 @@
 #include "headroom/eval/timing_stats.hpp"
 #include "headroom/util/embedded.hpp"
 #include "headroom/util/json.hpp"
-#include "worker/cpu_binding.hpp"
 #include "worker/device.hpp"
 #include "worker/dlpack.hpp"
 #include "worker/poison.hpp"
@@ -233,9 +232,6 @@ class worker {
     std::string allocator(req["poison_allocator"].get_string().value());
     dev_ = std::make_unique<device>(dev_name);
     if (dev_->is_cuda()) {
-      // An experiment (cpu_binding.hpp): before PyTorch and the CUDA context start their threads.
-      std::string bound = bind_to_gpu_local_cpus(dev_->pci_bus_id());
-      if (!bound.empty()) std::fprintf(stderr, "headroom-worker: %s\n", bound.c_str());
       poison_ = std::make_unique<cuda_poison>(allocator);
     }
     // The driver module, from the copy compiled into this binary.
@@ -596,9 +592,10 @@ class worker {
       return empty_call{median_of(walls), median_of(tails)};
     };
     empty_call empty = measure_empty_call(hold);
-    if (sample_log_) {
-      // This process's host speed: a fixed bit of Python, 21 times; logged as sample -1 (its median
-      // in the host column, the CPU it ran on last).
+    // This process's host speed: a fixed bit of Python, 21 times, logged before the samples as
+    // sample -1 and after them as sample -2 (its median in the host column, the CPU it ran on last).
+    auto log_host_probe = [&](int as_sample) {
+      if (!sample_log_) return;
       py_ref probe = fn("host_probe");
       std::vector<double> probe_ms;
       for (int i = 0; i < 21; ++i) {
@@ -606,9 +603,10 @@ class worker {
         py_ref r(PyObject_CallNoArgs(probe.get()));
         probe_ms.push_back(host_ms() - t0);
       }
-      fmt::print(sample_log_.get(), "{}\t-1\t0\t0\t{:.5f}\t0\t1\t0\t{}\n", time_requests_, median_of(probe_ms),
-                 sched_getcpu());
-    }
+      fmt::print(sample_log_.get(), "{}\t{}\t0\t0\t{:.5f}\t0\t1\t0\t{}\t{:.3f}\n", time_requests_, as_sample,
+                 median_of(probe_ms), sched_getcpu(), host_ms() / 1000);
+    };
+    log_host_probe(-1);
 
     std::mt19937_64 rng(std::random_device{}());
     sample_set samples;
@@ -657,8 +655,9 @@ class worker {
       if (!warm && throttled) ++dropped;
       if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
       if (sample_log_)
-        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\n", time_requests_, i,
-                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu());
+        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\t{:.3f}\n", time_requests_, i,
+                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu(),
+                   host_ms() / 1000);
       // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
       // first one, then at random within the byte budget.
       bool check = false;
@@ -688,6 +687,7 @@ class worker {
       if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
     }
     release();
+    log_host_probe(-2);
     ++time_requests_;
     if (sample_log_) std::fflush(sample_log_.get());  // a worker is often ended, not exited
     timing_summary s = samples.summarize(empty);
@@ -753,9 +753,11 @@ class worker {
   int time_requests_ = 0;
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
-  // ms, warm-up, SM MHz, the CPU the worker ran on after the sample; sample -1 is a fixed bit of
-  // Python timed before the request's samples, its median in the host column), to see when in a
-  // run slow samples come and whether a slow process's host time goes with where it ran.
+  // ms, warm-up, SM MHz, the CPU the worker ran on after the sample, seconds on the machine's
+  // monotonic clock; sample -1 is a fixed bit of Python timed before the request's samples and -2
+  // after them, its median in the host column), to see when in a run slow samples come, whether
+  // the processes of a run were slow at the same time, and whether a slow process's host time goes
+  // with where it ran.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> sample_log_{open_sample_log(), [](std::FILE* f) {
                                                                 return f ? std::fclose(f) : 0;
                                                               }};
