@@ -12,6 +12,7 @@
 #include "headroom/util/json.hpp"
 #include "device_gate.hpp"
 #include "phase_trace.hpp"
+#include "paired.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -221,17 +222,18 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
     if (before) before();
-    std::vector<std::span<const std::byte>> payload;
-    std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, &payload);
-    answer a = s.ask(request, payload, o.run_timeout * 10);
-    if (a.failure != worker_failure::none || !a.ok) {
-      fail_request(j, a, "timing", s);
-    } else {
+    // A timing answer's checks: the worker answered, nothing guarded was replaced, and the timed
+    // calls sent back match the reference. Paired rounds run them on every turn too.
+    int checked_calls = 0;
+    auto check_timing = [&](answer& a) -> bool {
+      if (a.failure != worker_failure::none || !a.ok) {
+        fail_request(j, a, "timing", s);
+        return false;
+      }
       simdjson::dom::array tampered;
       if (!a.doc["tampered"].get_array().get(tampered) && tampered.size() > 0)
         j.fail(verdict::incorrect, "tampering", "a guarded function was replaced during timing");
       std::size_t at = 0;
-      int index = 0;
       // A named array: range-for over `.value()` of a temporary result would dangle.
       simdjson::dom::array checked = a.doc["checked"].get_array().value();
       for (simdjson::dom::element c : checked) {
@@ -241,11 +243,19 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
                                       ? wire::decode(c["outputs"].get_array().value(), std::move(a.payload))
                                       : wire::decode(c["outputs"].get_array().value(), a.payload, at);
         if (set < ref.timing_sets.size())
-          compare_outputs(j, ref.timing_sets[set].outputs, got, fmt::format("timed call {} (input set {})", index, set),
-                          "timed_output_mismatch");
-        ++index;
+          compare_outputs(j, ref.timing_sets[set].outputs, got,
+                          fmt::format("timed call {} (input set {})", checked_calls, set), "timed_output_mismatch");
+        ++checked_calls;
         if (j.failed()) break;
       }
+      return !j.failed();
+    };
+    std::vector<std::span<const std::byte>> payload;
+    std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, &payload);
+    answer a = s.ask(request, payload, o.run_timeout * 10);
+    const bool answered = a.failure == worker_failure::none && a.ok;
+    check_timing(a);
+    if (answered) {
       timing_summary t = parse_timing(a.doc["timing"]);
       e.candidate_timing = t;
       std::uint64_t lo = 0, hi = 0, dropped = 0;
@@ -290,6 +300,27 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       if (!j.failed() && t.score_ms > 0) {
         if (e.eager_timing && e.eager_timing->score_ms > 0) e.speedup = e.eager_timing->score_ms / t.score_ms;
         if (e.compiled_timing && e.compiled_timing->score_ms > 0) e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
+        // The host's speed can set this comparison: time both sides again, turn about (paired.hpp).
+        if (e.speedup && o.paired_rounds > 0 && (host_sensitive(t) || host_sensitive(*e.eager_timing))) {
+          phase_trace trace("paired_rounds");
+          paired_result p = time_paired(s, problem, ref, o, device, t.held, check_timing);
+          if (p.error.empty() && !p.candidate_failed) {
+            e.speedup = p.speedup;
+            e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
+            e.env.clocks += fmt::format("{}speedup from {} paired rounds{} (ratios {:.4g}-{:.4g})",
+                                        e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
+                                        p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
+                                        *std::min_element(p.ratios.begin(), p.ratios.end()),
+                                        *std::max_element(p.ratios.begin(), p.ratios.end()));
+          } else if (p.candidate_failed) {
+            e.speedup.reset();  // the verdict says why
+            e.speedup_compiled.reset();
+          } else {
+            e.env.clocks += fmt::format("{}paired rounds not run: {}", e.env.clocks.empty() ? "" : "; ", p.error);
+          }
+        }
+      }
+      if (!j.failed() && t.score_ms > 0) {
         if (ref.speed_of_light_ms && t.score_ms < *ref.speed_of_light_ms)
           j.flag("below_speed_of_light", fmt::format("{:.4g} ms is below the floor of {:.4g} ms from bytes and FLOPs",
                                                      t.score_ms, *ref.speed_of_light_ms));

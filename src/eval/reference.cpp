@@ -80,6 +80,12 @@ std::size_t bytes_of(const std::vector<tensor>& v) {
 
 }  // namespace
 
+answer load_reference_model(session& s, const problem_spec& problem, const eval_options& o, std::uint64_t init_seed) {
+  return s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
+                           json_string(std::filesystem::absolute(problem.path).string()), init_seed),
+               {}, o.load_timeout);
+}
+
 std::string reference_label(const problem_spec& problem) {
   return fmt::format("reference-{}", problem.hash.substr(0, 16));
 }
@@ -95,9 +101,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   }
   session& s = *started;
   ref.env = s.env();
-  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
-                                  json_string(std::filesystem::absolute(problem.path).string()), ref.init_seed),
-                      {}, o.load_timeout);
+  answer load = load_reference_model(s, problem, o, ref.init_seed);
   if (load.failure != worker_failure::none || !load.ok) {
     ref.error = "the problem did not load: " + describe(load);
     return ref;

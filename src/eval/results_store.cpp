@@ -36,7 +36,7 @@ CREATE TABLE evaluations (
   candidate_hash TEXT NOT NULL, source TEXT NOT NULL, candidate_path TEXT NOT NULL,
   problem TEXT NOT NULL, problem_hash TEXT NOT NULL, checker INTEGER NOT NULL, device TEXT NOT NULL,
   verdict TEXT NOT NULL, verified INTEGER NOT NULL, reasons TEXT NOT NULL,
-  speedup REAL, speedup_compiled REAL, speed_of_light_ms REAL,
+  speedup REAL, speedup_compiled REAL, speed_of_light_ms REAL, paired_rounds INTEGER, paired_spread REAL,
   normwise_error REAL, max_abs_error REAL, mismatched INTEGER NOT NULL, unwritten INTEGER NOT NULL,
   trials INTEGER NOT NULL, trials_passed INTEGER NOT NULL,
   candidate_samples INTEGER, candidate_median_ms REAL, candidate_mean_ms REAL, candidate_stddev_ms REAL, candidate_min_ms REAL, candidate_max_ms REAL, candidate_rel_spread REAL, candidate_wall_median_ms REAL, candidate_score_ms REAL,
@@ -52,7 +52,7 @@ CREATE INDEX evaluations_source ON evaluations (source, problem);
 // The evaluation columns in the order put() binds and read_row() reads them.
 constexpr const char* evaluation_columns =
     "candidate_hash, source, candidate_path, problem, problem_hash, checker, device, verdict, verified, reasons, "
-    "speedup, speedup_compiled, speed_of_light_ms, normwise_error, max_abs_error, mismatched, unwritten, trials, "
+    "speedup, speedup_compiled, speed_of_light_ms, paired_rounds, paired_spread, normwise_error, max_abs_error, mismatched, unwritten, trials, "
     "trials_passed, "
     "candidate_samples, candidate_median_ms, candidate_mean_ms, candidate_stddev_ms, candidate_min_ms, "
     "candidate_max_ms, candidate_rel_spread, candidate_wall_median_ms, candidate_score_ms, "
@@ -61,13 +61,19 @@ constexpr const char* evaluation_columns =
     "compiled_samples, compiled_median_ms, compiled_mean_ms, compiled_stddev_ms, compiled_min_ms, compiled_max_ms, "
     "compiled_rel_spread, compiled_wall_median_ms, compiled_score_ms, "
     "gpu, driver, cuda, torch, python, host, clocks, started_at, duration_s, log";
-constexpr int evaluation_column_count = 56;
+constexpr int evaluation_column_count = 58;
 
 // migrations[v - 1] turns a version-v store into a version v+1 one. Policy (docs/eval-results.md):
 // any change to the schema bumps results_schema_version and appends a step; steps are never edited.
 using migration = std::function<void(sqlite::database&)>;
 const std::vector<migration>& migrations() {
-  static const std::vector<migration> steps = {};  // v1 is the first version
+  static const std::vector<migration> steps = {
+      // v1 -> v2: paired rounds (docs/eval.md), NULL for evaluations made before them.
+      [](sqlite::database& db) {
+        db.exec("ALTER TABLE evaluations ADD COLUMN paired_rounds INTEGER;"
+                "ALTER TABLE evaluations ADD COLUMN paired_spread REAL");
+      },
+  };
   return steps;
 }
 
@@ -195,6 +201,15 @@ evaluation read_row(query& q, const std::filesystem::path& path) {
   e.speedup = q.read_optional_real();
   e.speedup_compiled = q.read_optional_real();
   e.speed_of_light_ms = q.read_optional_real();
+  if (q.next_is_null()) {
+    q.read_optional_real();
+    q.read_optional_real();
+  } else {
+    paired_timing p;
+    p.rounds = static_cast<int>(q.read_integer());
+    p.rel_spread = q.read_real();
+    e.paired = p;
+  }
   e.errors.normwise_error = q.read_real();
   e.errors.max_abs_error = q.read_real();
   e.errors.mismatched = q.read_integer();
@@ -421,6 +436,13 @@ void results_store::put(const evaluation& e) {
   q.real(e.speedup);
   q.real(e.speedup_compiled);
   q.real(e.speed_of_light_ms);
+  if (e.paired) {
+    q.integer(e.paired->rounds);
+    q.real(e.paired->rel_spread);
+  } else {
+    q.null();
+    q.null();
+  }
   q.real(e.errors.normwise_error);
   q.real(e.errors.max_abs_error);
   q.integer(e.errors.mismatched);

@@ -120,6 +120,8 @@ int trial_distribution(int index);
 reference_data prepare_reference(const problem_spec& problem, const eval_options& options, const std::string& device,
                                  std::optional<ceilings>& device_ceilings, const before_timing& before = {},
                                  std::unique_ptr<session> started = nullptr);
+// Loads the problem's Model into a reference worker, its weights from `init_seed`.
+answer load_reference_model(session& s, const problem_spec& problem, const eval_options& options, std::uint64_t init_seed);
 // The label of a problem's reference worker (its log file's name).
 std::string reference_label(const problem_spec& problem);
 // started: the candidate's worker, already greeted (session_start::take), or null to start one here.

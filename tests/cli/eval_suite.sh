@@ -118,6 +118,15 @@ PY
   fail "eval --timing-sets 1: $(tail -5 "$work/one-set.err")"
 [[ $(sqlite3 "$work/one-set.sqlite" "select verdict || ' ' || (eager_median_ms > 0) || ' ' || (speedup > 0) from evaluations") == "correct 1 1" ]] ||
   fail "--timing-sets 1: $(sqlite3 "$work/one-set.sqlite" "select verdict, eager_median_ms, speedup, reasons from evaluations")"
+# On the CPU every call is timed with its dispatch (host-sensitive): the speedup comes from paired
+# rounds against a second reference worker, and --paired-rounds 0 leaves the single timings' ratio.
+[[ $(sqlite3 "$work/one-set.sqlite" "select paired_rounds || ' ' || (paired_spread >= 0) || ' ' || (clocks like '%paired rounds%') from evaluations") == "6 1 1" ]] ||
+  fail "paired rounds: $(sqlite3 "$work/one-set.sqlite" "select speedup, paired_rounds, paired_spread, clocks from evaluations")"
+"$headroom" eval "$work/lanes/relu.py" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
+  --trials 2 --timing-sets 1 --max-time 0.3 --no-compile-baseline --paired-rounds 0 --db "$work/unpaired.sqlite" >/dev/null 2>&1 ||
+  fail "eval --paired-rounds 0 failed"
+[[ $(sqlite3 "$work/unpaired.sqlite" "select (paired_rounds is null) || ' ' || (abs(speedup - eager_score_ms / candidate_score_ms) < 1e-9) from evaluations") == "1 1" ]] ||
+  fail "--paired-rounds 0: $(sqlite3 "$work/unpaired.sqlite" "select speedup, eager_score_ms, candidate_score_ms, paired_rounds from evaluations")"
 # With timing, lanes on the CPU would measure each other: refused, with the reason.
 "$headroom" eval "$work/lanes" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
   --lanes 2 --db "$work/lanes-timed.sqlite" >/dev/null 2>"$work/lanes-timed.err" && fail "--lanes 2 with timing on the CPU ran"

@@ -44,6 +44,12 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_flag("!--no-hold", o.hold_launches,
                 "CUDA: time each call with its host dispatch included (as KernelBench does) instead of holding its "
                 "launches until it returns and timing device work only");
+  sub->add_option("--paired-rounds", o.paired_rounds,
+                  "When the host's speed can set the outcome (a call timed with its dispatch, or whose dispatch takes at "
+                  "least half its device time), time the candidate and a fresh reference worker again in this many "
+                  "short turns each, one after the other on one CPU, and report the median of the rounds' ratios "
+                  "(default 6; 0: never)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
   sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");
   sub->add_option("--max-time", o.max_seconds, "Seconds of sampling per timing (default 10)");

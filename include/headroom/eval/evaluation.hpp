@@ -31,6 +31,13 @@ struct timing_summary {
   std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
 };
 
+// Paired rounds (docs/eval.md): the candidate and a fresh reference worker timed again in short
+// turns, one after the other; the evaluation's speedup is then the median of the rounds' ratios.
+struct paired_timing {
+  int rounds = 0;
+  double rel_spread = 0;  // (max - min) / median of the rounds' ratios
+};
+
 // Where and with what the evaluation ran.
 struct environment {
   std::string device;  // "cuda:0" or "cpu"
@@ -64,7 +71,8 @@ struct evaluation {
   std::optional<timing_summary> candidate_timing;
   std::optional<timing_summary> eager_timing;     // the reference, eager
   std::optional<timing_summary> compiled_timing;  // the reference under torch.compile
-  std::optional<double> speedup;                  // eager score / candidate score
+  std::optional<double> speedup;                  // eager score / candidate score, or paired rounds' median ratio
+  std::optional<paired_timing> paired;            // set when paired rounds gave the speedup
   std::optional<double> speedup_compiled;
   std::optional<double> speed_of_light_ms;        // the floor from bytes and FLOPs; none on CPU
   environment env;

@@ -52,6 +52,11 @@ struct eval_options {
   // CUDA: hold each timed call's launches behind a gate until it returns, so events measure device
   // time and not the host's dispatch (docs/eval.md, "Timing"); false times dispatch included.
   bool hold_launches = true;
+  // Paired rounds (docs/eval.md): when either side's cost follows the host (timed with its
+  // dispatch, or its host time at least half its device time), the candidate and a fresh reference
+  // worker are timed again in this many short turns each, one after the other on one CPU; the
+  // speedup is the median of the rounds' ratios. 0: never.
+  int paired_rounds = 6;
   int min_samples = 10;
   int max_samples = 2000;
   double max_seconds = 10;

@@ -13,7 +13,7 @@
 
 namespace headroom::eval {
 
-inline constexpr int results_schema_version = 1;
+inline constexpr int results_schema_version = 2;
 
 struct stored_candidate {
   std::string hash;

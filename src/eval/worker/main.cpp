@@ -33,6 +33,7 @@
 #include "worker/dlpack.hpp"
 #include "worker/poison.hpp"
 #include "worker/python.hpp"
+#include "worker/thread_pin.hpp"
 
 namespace headroom::util {
 std::span<const embedded_file> worker_python_files();
@@ -556,6 +557,10 @@ class worker {
     int warmup = static_cast<int>(req["warmup"].get_int64().value());
     auto check_budget = static_cast<double>(req["check_bytes"].get_uint64().value());
     bool check_outputs = req["check_outputs"].get_bool().value();
+    // cpu: the CPU this thread runs the timed calls on (paired rounds put both workers on one).
+    std::int64_t cpu = -1;
+    if (req["cpu"].get_int64().get(cpu)) cpu = -1;
+    thread_pin pin(static_cast<int>(cpu));
 
     // Pristine copies of every set on the device; each sample copies one into fresh buffers.
     std::vector<std::vector<void*>> pristine(sets.size());
@@ -691,11 +696,12 @@ class worker {
     ++time_requests_;
     if (sample_log_) std::fflush(sample_log_.get());  // a worker is often ended, not exited
     timing_summary s = samples.summarize(empty);
-    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{}}},"checked":[{}],"tampered":{})",
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
                       s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms,
                       json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
-                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, checked, tampered_json()),
+                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin.pinned(), checked,
+                      tampered_json()),
           out_payload);
   }
 

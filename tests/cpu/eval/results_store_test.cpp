@@ -82,6 +82,11 @@ void expect_same(const eval::evaluation& a, const eval::evaluation& b) {
   EXPECT_EQ(a.speedup, b.speedup);
   EXPECT_EQ(a.speedup_compiled, b.speedup_compiled);
   EXPECT_EQ(a.speed_of_light_ms, b.speed_of_light_ms);
+  ASSERT_EQ(a.paired.has_value(), b.paired.has_value());
+  if (a.paired) {
+    EXPECT_EQ(a.paired->rounds, b.paired->rounds);
+    EXPECT_TRUE(same(a.paired->rel_spread, b.paired->rel_spread));
+  }
   EXPECT_EQ(a.env.device, b.env.device);
   EXPECT_EQ(a.env.gpu, b.env.gpu);
   EXPECT_EQ(a.env.driver, b.env.driver);
@@ -107,6 +112,7 @@ eval::evaluation full_row() {
   e.compiled_timing->rel_spread = 0.0031;
   e.speedup_compiled = 1.4537;
   e.speed_of_light_ms = 0.0093;
+  e.paired = eval::paired_timing{6, 0.0172};
   e.env = {"cuda:1", "NVIDIA H200", "570.124.06", "12.8", "2.7.1+cu128", "3.12.9", "node-17", "sm 1980 MHz, mem 3201 MHz"};
   e.checker = 3;
   e.started_at = "2025-06-30T12:34:56Z";
@@ -332,6 +338,47 @@ TEST(ResultsStore, RefusesANewerSchemaNamingTheFile) {
       EXPECT_NE(what.find("newer"), std::string::npos) << what;
     }
   }
+}
+
+// A version-1 store (before paired rounds): opened to read, a copy in memory is migrated and its
+// rows read back without paired rounds; opened to write, the file itself reaches the current
+// version and takes rows with them.
+TEST(ResultsStore, MigratesAVersionOneStore) {
+  scratch_dir dir("results-v1");
+  const auto path = dir / "results.sqlite";
+  auto old_row = row("a", "before", verdict::correct, 1.25);
+  {
+    results_store store(path);
+    store.put(old_row);
+  }
+  {
+    sqlite::database db(path, sqlite::open_mode::create);
+    db.exec("ALTER TABLE evaluations DROP COLUMN paired_rounds; ALTER TABLE evaluations DROP COLUMN paired_spread");
+  }
+  set_meta(path, "schema_version", "1");
+  {
+    results_store store(path, results_store::access::read_only);
+    const auto rows = store.evaluations();
+    ASSERT_EQ(rows.size(), 1u);
+    expect_same(rows[0], old_row);
+  }
+  {
+    sqlite::database db(path, sqlite::open_mode::read_only);
+    auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
+    ASSERT_TRUE(s.step());
+    EXPECT_EQ(s.text(0), "1") << "reading changed the file";
+  }
+  auto paired_row = row("b", "after", verdict::correct, 0.98);
+  paired_row.paired = eval::paired_timing{6, 0.031};
+  {
+    results_store store(path);
+    store.put(paired_row);
+  }
+  results_store store(path, results_store::access::read_only);
+  const auto rows = store.evaluations();
+  ASSERT_EQ(rows.size(), 2u);
+  expect_same(rows[0], old_row);
+  expect_same(rows[1], paired_row);
 }
 
 TEST(ResultsStore, RefusesAFileThatIsNotAResultsStore) {

@@ -1,0 +1,124 @@
+#include "paired.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+namespace headroom::eval {
+
+bool host_sensitive(const timing_summary& t) {
+  if (!t.held) return true;
+  const double device = t.device_median_ms > 0 ? t.device_median_ms : t.median_ms;
+  return t.host_median_ms >= host_sensitive_share * device;
+}
+
+paired_result run_paired_rounds(int rounds, const std::function<std::optional<double>()>& candidate,
+                                const std::function<std::optional<double>()>& reference) {
+  paired_result p;
+  for (int r = 0; r < rounds; ++r) {
+    std::optional<double> c, ref;
+    // Candidate first in even rounds, the reference first in odd ones.
+    if (r % 2 == 0) {
+      c = candidate();
+      if (c) ref = reference();
+    } else {
+      ref = reference();
+      if (ref) c = candidate();
+    }
+    if (!c) {
+      p.candidate_failed = true;
+      break;
+    }
+    if (!ref) {
+      p.error = "the reference's turn failed";
+      break;
+    }
+    if (*c <= 0 || *ref <= 0) {
+      p.error = fmt::format("a turn measured no time (candidate {} ms, reference {} ms)", *c, *ref);
+      break;
+    }
+    p.ratios.push_back(*ref / *c);
+  }
+  if (p.candidate_failed || !p.error.empty() || p.ratios.empty()) {
+    if (!p.candidate_failed && p.error.empty()) p.error = "no rounds";
+    return p;
+  }
+  std::vector<double> sorted = p.ratios;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  p.speedup = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  p.rel_spread = (sorted.back() - sorted.front()) / p.speedup;
+  return p;
+}
+
+int paired_cpu() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  for (int c = CPU_SETSIZE - 1; c >= 0; --c)
+    if (CPU_ISSET(c, &allowed)) return c;
+  return -1;
+}
+
+paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
+                          const eval_options& o, const std::string& device, bool held,
+                          const std::function<bool(answer&)>& check) {
+  // Each turn is short: the rounds together sample about as long as one timing may.
+  eval_options turn = o;
+  const int rounds = std::max(1, o.paired_rounds);
+  turn.max_seconds = std::max(0.1, o.max_seconds / (2.0 * rounds));
+  const int cpu = paired_cpu();
+  const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
+  // The candidate's worker kept the sets of its timing; a fresh reference worker gets them once.
+  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, nullptr) + pin;
+  std::vector<std::span<const std::byte>> payload;
+  const std::string first_reference_request = timing_request(turn, ref.timing_sets, false, held, &payload) + pin;
+  const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, nullptr) + pin;
+
+  paired_result failed;
+  std::unique_ptr<session> other;
+  try {
+    other = std::make_unique<session>(o, device, reference_label(problem) + "-paired", std::map<std::string, std::string>{});
+    other->hello(o.load_timeout);
+  } catch (const std::exception& e) {
+    failed.error = std::string("a second reference worker did not start: ") + e.what();
+    return failed;
+  }
+  answer load = load_reference_model(*other, problem, o, ref.init_seed);
+  if (load.failure != worker_failure::none || !load.ok) {
+    failed.error = "the problem did not load in a second reference worker: " + (load.detail.empty() ? load.message : load.detail);
+    other->stop();
+    return failed;
+  }
+
+  bool all_pinned = cpu >= 0, sent = false;
+  auto pinned = [&](const answer& a) {
+    bool p = false;
+    if (a.doc["timing"]["pinned"].get_bool().get(p)) p = false;
+    all_pinned = all_pinned && p;
+  };
+  auto candidate_turn = [&]() -> std::optional<double> {
+    answer a = candidate.ask(candidate_request, {}, o.run_timeout * 10);
+    if (!check(a)) return std::nullopt;
+    pinned(a);
+    return parse_timing(a.doc["timing"]).score_ms;
+  };
+  auto reference_turn = [&]() -> std::optional<double> {
+    answer a = sent ? other->ask(reference_request, {}, o.run_timeout * 10)
+                    : other->ask(first_reference_request, payload, o.run_timeout * 10);
+    sent = true;
+    if (a.failure != worker_failure::none || !a.ok) return std::nullopt;
+    pinned(a);
+    return parse_timing(a.doc["timing"]).score_ms;
+  };
+  paired_result p = run_paired_rounds(rounds, candidate_turn, reference_turn);
+  p.cpu = all_pinned ? cpu : -1;
+  other->stop();
+  return p;
+}
+
+}  // namespace headroom::eval

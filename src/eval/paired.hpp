@@ -1,0 +1,53 @@
+#pragma once
+// Paired rounds (docs/eval.md, "Paired rounds"): when the host's speed can set a comparison's
+// outcome, the candidate and a fresh reference worker are timed again in short turns, one after the
+// other on one CPU, and the speedup is the median of the rounds' ratios. Internal to src/eval
+// (candidate.cpp).
+//
+// Why: a speedup compares costs measured in two processes at two moments. On the H200 machine (a
+// virtual machine) the host ran 1.5-3.5x slower in spells of a tenth of a second to seconds, with
+// no steal time reported and nothing else running (bench/RESULTS.md, session 9). A call whose
+// dispatch is near its device time, or that is timed with its dispatch, then costs what the host's
+// speed was at its moment. Turns a fraction of a second apart see the same host.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "headroom/eval/evaluation.hpp"
+#include "session.hpp"
+
+namespace headroom::eval {
+
+// A side is host-sensitive when its cost follows the host: timed with its dispatch, or held with a
+// median host time per call of at least half its device median.
+inline constexpr double host_sensitive_share = 0.5;
+bool host_sensitive(const timing_summary& t);
+
+struct paired_result {
+  std::vector<double> ratios;  // per round: the reference's cost / the candidate's
+  double speedup = 0;          // their median
+  double rel_spread = 0;       // (max - min) / median of the ratios
+  int cpu = -1;                // the CPU both sides' timed calls ran on; -1 when not pinned
+  bool candidate_failed = false;  // a candidate's turn failed (its verdict says why)
+  std::string error;           // the reference side could not be timed again: the unpaired speedup stands
+};
+
+// The rounds themselves, on any two timing functions (each returns its side's cost in ms, or
+// nothing when that side failed): `rounds` rounds, the candidate first in even rounds and the
+// reference first in odd ones, so that a steady drift of the host favours neither side.
+paired_result run_paired_rounds(int rounds, const std::function<std::optional<double>()>& candidate,
+                                const std::function<std::optional<double>()>& reference);
+
+// The CPU paired rounds pin both workers' timed calls to: the last one this process may run on.
+int paired_cpu();
+
+// Paired rounds of `candidate` (its worker, holding the timing sets from its timing) against a
+// reference worker started for them. `held`: both sides timed with launches held (else with their
+// dispatch). `check`: the candidate's checks of a timing answer (timed outputs, tampering); false
+// ends the rounds (the candidate failed).
+paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
+                          const eval_options& options, const std::string& device, bool held,
+                          const std::function<bool(answer&)>& check);
+
+}  // namespace headroom::eval

@@ -1,0 +1,126 @@
+// Paired rounds (src/eval/paired.hpp): which comparisons get them, the order of the turns, and
+// that their median ratio stays the true one when the host's speed changes partway, where two
+// single timings at two moments do not.
+#include "paired.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace headroom::eval;
+
+timing_summary held(double device_ms, double host_ms) {
+  timing_summary t;
+  t.held = true;
+  t.median_ms = device_ms;
+  t.device_median_ms = device_ms;
+  t.host_median_ms = host_ms;
+  return t;
+}
+
+TEST(PairedRounds, HostSensitiveWhenTimedWithItsDispatchOrItsHostTakesHalfItsDeviceTime) {
+  timing_summary dispatch;
+  dispatch.held = false;
+  dispatch.median_ms = 3;
+  EXPECT_TRUE(host_sensitive(dispatch));
+  // KernelBench's 12_ on the H200: 0.057 ms on the device, 0.022 ms of dispatch on a quick host...
+  EXPECT_FALSE(host_sensitive(held(0.057, 0.022)));
+  // ...and 0.057 ms of it while the host ran slow.
+  EXPECT_TRUE(host_sensitive(held(0.057, 0.057)));
+  EXPECT_TRUE(host_sensitive(held(0.057, 0.0285)));
+  EXPECT_FALSE(host_sensitive(held(0.057, 0.0284)));
+  // Without a device median (an old worker's answer) the median stands in.
+  timing_summary old = held(0, 0.04);
+  old.median_ms = 0.05;
+  EXPECT_TRUE(host_sensitive(old));
+}
+
+TEST(PairedRounds, TurnsAlternateWhichSideGoesFirst) {
+  std::string order;
+  auto c = [&]() -> std::optional<double> { order += 'C'; return 1.0; };
+  auto r = [&]() -> std::optional<double> { order += 'R'; return 1.0; };
+  paired_result p = run_paired_rounds(4, c, r);
+  EXPECT_EQ(order, "CRRCCRRC");
+  EXPECT_EQ(p.ratios.size(), 4u);
+  EXPECT_TRUE(p.error.empty());
+  EXPECT_FALSE(p.candidate_failed);
+}
+
+// Each turn costs its side's true time times the host's slowness at that moment (the turn's index).
+struct host_with_a_spell {
+  int turn = 0;
+  int spell_from, spell_to;  // turns run this many times slower in between
+  double slowness;
+  double cost(double true_ms) {
+    double f = turn >= spell_from && turn < spell_to ? slowness : 1.0;
+    ++turn;
+    return true_ms * f;
+  }
+};
+
+TEST(PairedRounds, TheMedianRatioIsTheTrueOneThroughASpellOfSlowHost) {
+  // The candidate truly takes 0.050 ms, the reference 0.060 ms: a speedup of 1.2. The host runs
+  // 2.5x slower from turn 3 to turn 5 (a spell of two turns, across a round's two sides).
+  host_with_a_spell host{0, 3, 5, 2.5};
+  auto c = [&]() -> std::optional<double> { return host.cost(0.050); };
+  auto r = [&]() -> std::optional<double> { return host.cost(0.060); };
+  paired_result p = run_paired_rounds(6, c, r);
+  ASSERT_EQ(p.ratios.size(), 6u);
+  EXPECT_NEAR(p.speedup, 1.2, 1e-12);
+  // Rounds 1 and 2 had their candidate's turn in the spell (ratios 0.48): the spread shows it.
+  EXPECT_NEAR(p.rel_spread, (1.2 - 0.48) / 1.2, 1e-12);
+  // Two single timings, the reference's during the spell and the candidate's after: 3.0, not 1.2.
+  host_with_a_spell again{0, 0, 1, 2.5};
+  double unpaired = again.cost(0.060) / again.cost(0.050);
+  EXPECT_NEAR(unpaired, 3.0, 1e-12);
+}
+
+TEST(PairedRounds, AnEvenNumberOfRoundsTakesTheMiddleTwosMean) {
+  std::vector<double> refs = {1.0, 1.1, 1.3, 0.9}, got;
+  std::size_t k = 0;
+  auto c = [&]() -> std::optional<double> { return 1.0; };
+  auto r = [&]() -> std::optional<double> { return refs[k++]; };
+  paired_result p = run_paired_rounds(4, c, r);
+  EXPECT_NEAR(p.speedup, 1.05, 1e-12);
+  EXPECT_NEAR(p.rel_spread, (1.3 - 0.9) / 1.05, 1e-12);
+}
+
+TEST(PairedRounds, AFailedCandidateTurnEndsTheRoundsAsTheCandidatesFailure) {
+  int calls = 0;
+  auto c = [&]() -> std::optional<double> {
+    if (++calls == 2) return std::nullopt;
+    return 1.0;
+  };
+  auto r = [&]() -> std::optional<double> { return 1.0; };
+  paired_result p = run_paired_rounds(6, c, r);
+  EXPECT_TRUE(p.candidate_failed);
+  EXPECT_EQ(p.ratios.size(), 1u);
+  EXPECT_TRUE(p.error.empty());
+}
+
+TEST(PairedRounds, AFailedReferenceTurnLeavesTheUnpairedSpeedup) {
+  auto c = [&]() -> std::optional<double> { return 1.0; };
+  auto r = [&]() -> std::optional<double> { return std::nullopt; };
+  paired_result p = run_paired_rounds(6, c, r);
+  EXPECT_FALSE(p.candidate_failed);
+  EXPECT_FALSE(p.error.empty());
+  EXPECT_TRUE(p.ratios.empty());
+  // A turn that measured nothing is not a ratio either.
+  auto zero = [&]() -> std::optional<double> { return 0.0; };
+  paired_result q = run_paired_rounds(6, c, zero);
+  EXPECT_FALSE(q.error.empty());
+}
+
+TEST(PairedRounds, PinsToACpuThisProcessMayUse) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  int cpu = paired_cpu();
+  ASSERT_GE(cpu, 0);
+  EXPECT_TRUE(CPU_ISSET(cpu, &allowed));
+}
+
+}  // namespace
