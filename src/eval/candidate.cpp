@@ -133,6 +133,13 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     return finish();
   }
 
+  // Paired rounds will be needed whatever the candidate does when the reference's own cost
+  // follows the host (paired.hpp): their second reference worker starts now, beside the
+  // candidate's load and trials, and the timing waits for it.
+  std::unique_ptr<session_start> paired_start;
+  if (o.timing && o.paired_rounds > 0 && !ref.timing_sets.empty() && ref.eager && host_sensitive(*ref.eager))
+    paired_start = std::make_unique<session_start>(o, device, paired_reference_label(problem));
+
   std::string build_dir = (o.cache / "ext" / candidate.hash).string();
   if (!started) {
     started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{});
@@ -222,6 +229,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
     if (before) before();
+    if (paired_start) paired_start->wait();
     // A timing answer's checks: the worker answered, nothing guarded was replaced, and the timed
     // calls sent back match the reference. Paired rounds run them on every turn too.
     int checked_calls = 0;
@@ -303,7 +311,15 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
         // The host's speed can set this comparison: time both sides again, turn about (paired.hpp).
         if (e.speedup && o.paired_rounds > 0 && (host_sensitive(t) || host_sensitive(*e.eager_timing))) {
           phase_trace trace("paired_rounds");
-          paired_result p = time_paired(s, problem, ref, o, device, t.held, check_timing);
+          std::unique_ptr<session> paired_worker;
+          if (paired_start) {
+            try {
+              paired_worker = paired_start->take();
+            } catch (const std::exception&) {
+              // time_paired starts another, and says why if that fails too
+            }
+          }
+          paired_result p = time_paired(s, problem, ref, o, device, t.held, check_timing, std::move(paired_worker));
           if (p.error.empty() && !p.candidate_failed) {
             e.speedup = p.speedup;
             e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};

@@ -64,9 +64,11 @@ int paired_cpu() {
   return -1;
 }
 
+std::string paired_reference_label(const problem_spec& problem) { return reference_label(problem) + "-paired"; }
+
 paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
                           const eval_options& o, const std::string& device, bool held,
-                          const std::function<bool(answer&)>& check) {
+                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started) {
   // Each turn is short: the rounds together sample about as long as one timing may.
   eval_options turn = o;
   const int rounds = std::max(1, o.paired_rounds);
@@ -80,13 +82,15 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, nullptr) + pin;
 
   paired_result failed;
-  std::unique_ptr<session> other;
-  try {
-    other = std::make_unique<session>(o, device, reference_label(problem) + "-paired", std::map<std::string, std::string>{});
-    other->hello(o.load_timeout);
-  } catch (const std::exception& e) {
-    failed.error = std::string("a second reference worker did not start: ") + e.what();
-    return failed;
+  std::unique_ptr<session> other = std::move(started);
+  if (!other) {
+    try {
+      other = std::make_unique<session>(o, device, paired_reference_label(problem), std::map<std::string, std::string>{});
+      other->hello(o.load_timeout);
+    } catch (const std::exception& e) {
+      failed.error = std::string("a second reference worker did not start: ") + e.what();
+      return failed;
+    }
   }
   answer load = load_reference_model(*other, problem, o, ref.init_seed);
   if (load.failure != worker_failure::none || !load.ok) {

@@ -10,6 +10,7 @@
 // dispatch is near its device time, or that is timed with its dispatch, then costs what the host's
 // speed was at its moment. Turns a fraction of a second apart see the same host.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,12 +43,16 @@ paired_result run_paired_rounds(int rounds, const std::function<std::optional<do
 // The CPU paired rounds pin both workers' timed calls to: the last one this process may run on.
 int paired_cpu();
 
+// The label of the second reference worker paired rounds start (its log file's name).
+std::string paired_reference_label(const problem_spec& problem);
+
 // Paired rounds of `candidate` (its worker, holding the timing sets from its timing) against a
-// reference worker started for them. `held`: both sides timed with launches held (else with their
-// dispatch). `check`: the candidate's checks of a timing answer (timed outputs, tampering); false
-// ends the rounds (the candidate failed).
+// second reference worker: `started` (greeted already, e.g. started beside the candidate's trials
+// when the reference alone was host-sensitive), or one started here. `held`: both sides timed with
+// launches held (else with their dispatch). `check`: the candidate's checks of a timing answer
+// (timed outputs, tampering); false ends the rounds (the candidate failed).
 paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
                           const eval_options& options, const std::string& device, bool held,
-                          const std::function<bool(answer&)>& check);
+                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started = nullptr);
 
 }  // namespace headroom::eval
