@@ -69,27 +69,43 @@ def median_of(w, mode):
         except (OSError, ValueError, KeyError):
             pass
     return (statistics.median(runs) if runs else None), len(runs)
+def paired_pct(w, mode):
+    # Per rep, the mode's run against the plain run beside it (the same round, minutes apart at
+    # most): the median of those ratios, robust to a drift between rounds the separate medians are not.
+    ratios = []
+    for path in glob.glob(f"{work}/{w}.plain.*.json"):
+        rep = path.rsplit(".", 2)[-2]
+        try:
+            plain = json.load(open(path))["median_seconds"]
+            other = json.load(open(f"{work}/{w}.{mode}.{rep}.json"))["median_seconds"]
+        except (OSError, ValueError, KeyError):
+            continue
+        ratios.append(100 * (other / plain - 1))
+    return statistics.median(ratios) if ratios else None
 rows = []
 for w in workloads:
     (plain, n0), (ours, n1), (torch, n2) = median_of(w, "plain"), median_of(w, "headroom"), median_of(w, "torch")
     pct = lambda x: None if x is None or plain is None else 100 * (x - plain) / plain
-    rows.append((w, plain, ours, torch, pct(ours), pct(torch), f"{n0}/{n1}/{n2}"))
+    rows.append((w, plain, ours, torch, pct(ours), pct(torch), f"{n0}/{n1}/{n2}", paired_pct(w, "headroom"),
+                 paired_pct(w, "torch")))
 ms = lambda x: "n/a" if x is None else f"{x * 1e3:.3f}"
 pc = lambda x: "n/a" if x is None else f"{x:+.2f}%"
-print("\n| workload | plain ms/step | headroom ms/step | torch ms/step | headroom overhead | torch overhead | runs (plain/headroom/torch) |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
-for w, p, o, t, po, pt, n in rows:
-    print(f"| {w} | {ms(p)} | {ms(o)} | {ms(t)} | {pc(po)} | {pc(pt)} | {n} |")
-ok = [r[4] for r in rows if r[4] is not None]
-theirs = [r[5] for r in rows if r[5] is not None]
-if ok:
-    print(f"\nmedian headroom overhead over workloads: {statistics.median(ok):+.2f}% (target <= 0.5%)")
-if theirs:
-    print(f"median torch.profiler overhead over workloads: {statistics.median(theirs):+.2f}%")
-print("(median over reps of each run's median step time; overhead = (mode - plain) / plain)")
+print("\n| workload | plain ms/step | headroom ms/step | torch ms/step | headroom overhead | torch overhead | runs (plain/headroom/torch) | headroom, paired | torch, paired |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+for w, p, o, t, po, pt, n, qo, qt in rows:
+    print(f"| {w} | {ms(p)} | {ms(o)} | {ms(t)} | {pc(po)} | {pc(pt)} | {n} | {pc(qo)} | {pc(qt)} |")
+for label, column in (("headroom overhead", 4), ("torch.profiler overhead", 5), ("headroom overhead, paired", 7),
+                      ("torch.profiler overhead, paired", 8)):
+    values = [r[column] for r in rows if r[column] is not None]
+    if values:
+        print(f"median {label} over workloads: {statistics.median(values):+.2f}%" +
+              (" (target <= 0.5%)" if column in (4, 7) else ""))
+print("(median over reps of each run's median step time; overhead = (mode - plain) / plain; paired: the"
+      " median over reps of each rep's run against that rep's plain run)")
 if csv_path:
     with open(csv_path, "w") as f:
-        f.write("workload,plain_s,headroom_s,torch_s,headroom_overhead_pct,torch_overhead_pct,runs\n")
+        f.write("workload,plain_s,headroom_s,torch_s,headroom_overhead_pct,torch_overhead_pct,runs,"
+                "headroom_paired_pct,torch_paired_pct\n")
         for r in rows:
             f.write(",".join("" if v is None else str(v) for v in r) + "\n")
     print(f"wrote {csv_path}")

@@ -11,8 +11,9 @@
 # PROBE=1 (default) first runs bench/host_memory_probe.py (issue 4's host-memory question).
 # KEEP_STORES=1 returns the trace stores and torch traces in results.tgz.
 # OVERHEAD=1 instead: only the overhead in separate processes (bench/profile_overhead.sh: plain,
-# headroom and torch.profiler runs interleaved, REPS rounds of every workload) on one GPU (the
-# nvidia-h200 kind is enough), within CALL_SECONDS, continuing earlier calls' runs: after a call,
+# headroom and torch.profiler runs interleaved, REPS rounds of every workload; a round takes about
+# 300 s on the H200) on one GPU (the nvidia-h200 kind is enough; OVERHEAD_LANES=2 on nvidia-h200-x2
+# runs a lane per GPU), within CALL_SECONDS, continuing earlier calls' runs: after a call,
 # here, `mkdir -p .deps/overhead-prev && tar xzf <files_at>/results.tgz -C .deps/overhead-prev`,
 # and OVERHEAD_DIR=.deps/overhead-prev/profile_overhead on the next (carry .deps).
 set -uo pipefail
@@ -36,11 +37,17 @@ if [[ ${OVERHEAD:-0} == 1 ]]; then
   # This call's rounds are numbered after the earlier calls' last.
   last=$(ls $work/profile_overhead/ 2>/dev/null | sed -nE 's/.*\.([0-9]+)\.json$/\1/p' | sort -n | tail -1)
   left=$(( ${CALL_SECONDS:-560} - $(elapsed) - 30 ))
-  OUT=$work FIRST_REP=$(( ${last:-0} + 1 )) REPS=${REPS:-5} MODES="plain headroom torch" \
-    timeout $(( left > 1 ? left : 1 )) bench/profile_overhead.sh "$B" >/dev/null 2>"$work/profile_overhead/overhead.err"
+  # OVERHEAD_LANES=2 (nvidia-h200-x2): a lane per GPU, each its own reps (lane g numbers its reps
+  # after lane g-1's), twice the runs a call. Each lane interleaves its modes as one lane does.
+  for ((g = 0; g < ${OVERHEAD_LANES:-1}; g++)); do
+    CUDA_VISIBLE_DEVICES=$g OUT=$work FIRST_REP=$(( ${last:-0} + 1 + g * ${REPS:-5} )) REPS=${REPS:-5} MODES="plain headroom torch" \
+      timeout $(( left > 1 ? left : 1 )) bench/profile_overhead.sh "$B" >/dev/null 2>"$work/profile_overhead/overhead-gpu$g.err" &
+  done
+  wait
+  cat $work/profile_overhead/overhead-gpu*.err >"$work/profile_overhead/overhead.err"
   pkill -f 'workloads/(gpt|dlrm|resnet50)\.py' && sleep 2  # a run the time limit cut
   OUT=$work REPS=0 bench/profile_overhead.sh "$B" 2>/dev/null | tee "$OUT/overhead.md"
-  (cd $work && tar czf /tmp/results.tgz profile_overhead/*.json profile_overhead/overhead.err)
+  (cd $work && tar czf /tmp/results.tgz profile_overhead/*.json profile_overhead/overhead*.err)
   (cd "$OUT" && ls -A | grep -vx 'build.log' | xargs rm -rf && mv /tmp/results.tgz .)
   echo "total $(elapsed) s"
   exit 0
