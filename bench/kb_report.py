@@ -40,6 +40,9 @@ def main():
         mode = "dispatch included" if "dispatch included" in (clocks or "") else "held"
         if "launch-bound" in (clocks or ""):
             mode += ", launch-bound"  # the candidate's host time set its cost (commit efe3138 on)
+        if "paired rounds" in (clocks or ""):
+            # "speedup from 6 paired rounds on CPU 31 (ratios ...)" (session 9 on), or why they did not run
+            mode += ", " + next(part for part in clocks.split("; ") if "paired rounds" in part)
         detail[problem] = (f"{device}, {started}, spreads {100 * (c_spread or 0):.2f}% / {100 * (e_spread or 0):.2f}%, "
                            f"{mode}")
 
