@@ -1,0 +1,16 @@
+#pragma once
+// The timing half of a candidate's evaluation. Internal to src/eval (candidate.cpp).
+#include <string>
+
+#include "judged.hpp"
+#include "session.hpp"
+
+namespace headroom::eval {
+
+// Times the candidate in its worker `s` (correct so far, its trials done) and sets the evaluation's
+// timings, speedups and flags through `j`. `paired_start`: a second reference worker started early
+// for paired rounds (paired.hpp), or null; the caller has waited for every other worker's start-up.
+void time_candidate(judged& j, session& s, const problem_spec& problem, const reference_data& ref,
+                    const eval_options& options, const std::string& device, session_start* paired_start);
+
+}  // namespace headroom::eval

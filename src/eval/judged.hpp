@@ -1,0 +1,35 @@
+#pragma once
+// How an evaluation's verdict and reasons are set while a candidate is judged: the first failure
+// sets the verdict, every reason is kept. Internal to src/eval (candidate.cpp, candidate_timing.cpp).
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "headroom/eval/evaluation.hpp"
+#include "headroom/eval/tensor.hpp"
+#include "session.hpp"
+
+namespace headroom::eval {
+
+struct judged {
+  evaluation& e;
+  void fail(verdict v, std::string code, std::string detail) {
+    if (e.result == verdict::correct) e.result = v;
+    e.reasons.push_back({std::move(code), std::move(detail)});
+  }
+  void flag(std::string code, std::string detail) { e.reasons.push_back({std::move(code), std::move(detail)}); }
+  bool failed() const { return e.result != verdict::correct; }
+};
+
+// A failed request ends the evaluation with the verdict its manner of failure implies.
+void fail_request(judged& j, const answer& a, const char* stage, session& s);
+
+// "0, 2" or "time.perf_counter, torch.cuda.synchronize": a worker's list for a reason's detail.
+std::string joined(simdjson::dom::array arr);
+
+// Compares a call's outputs with the reference's; false when a reason was recorded.
+bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
+                     const char* mismatch_code);
+
+}  // namespace headroom::eval
