@@ -53,7 +53,7 @@ run_suite() {
   # The GPU tests: the profiler's and gpu_eval_suite (the adversarial suite's CUDA-meaningful cases).
   # The suite's store, cache and log stay in $OUT/suite (SUITE_DIR: an earlier call's, to continue).
   mkdir -p "$OUT/suite"; [[ -n ${SUITE_DIR:-} ]] && cp -r "$SUITE_DIR"/. "$OUT/suite/"
-  (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite EVAL_SUITE_DEVICE=${SUITE_DEVICE:-cuda} timeout ${SUITE_SECONDS:-500} ctest -L gpu ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} --output-on-failure 2>&1 | tail -80)
+  (cd build/device && EVAL_SUITE_DIR="$OUT/suite" EVAL_SUITE_CACHE=/tmp/hc-suite EVAL_SUITE_DEVICE=${SUITE_DEVICE:-cuda} timeout ${SUITE_SECONDS:-540} ctest -L gpu ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} --output-on-failure 2>&1 | tail -80)
   echo "gpu tests done at $(( $(date +%s) - t0 )) s"
 }
 run_kb() {
