@@ -69,7 +69,8 @@ std::string paired_reference_label(const problem_spec& problem) { return referen
 paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
                           const eval_options& o, const std::string& device, bool held,
                           const std::function<bool(answer&)>& check, std::unique_ptr<session> started) {
-  // Each turn is short: the rounds together sample about as long as one timing may.
+  // Each turn is short: the rounds together sample about as long as one timing may (at least 0.1 s
+  // a turn, so that a turn of a slow call still holds a few samples).
   eval_options turn = o;
   const int rounds = std::max(1, o.paired_rounds);
   turn.max_seconds = std::max(0.1, o.max_seconds / (2.0 * rounds));
