@@ -78,7 +78,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   // candidate's load and trials, and the timing waits for it.
   std::unique_ptr<session_start> paired_start;
   if (o.timing && o.paired_rounds > 0 && !ref.timing_sets.empty() && ref.eager && host_sensitive(*ref.eager))
-    paired_start = std::make_unique<session_start>(o, device, paired_reference_label(problem));
+    paired_start = std::make_unique<session_start>(o, device, paired_reference_label(problem), false);
 
   std::string build_dir = (o.cache / "ext" / candidate.hash).string();
   if (!started) {

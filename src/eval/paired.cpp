@@ -87,7 +87,7 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   if (!other) {
     try {
       other = std::make_unique<session>(o, device, paired_reference_label(problem), std::map<std::string, std::string>{});
-      other->hello(o.load_timeout);
+      other->hello(o.load_timeout, false);  // it never records operators
     } catch (const std::exception& e) {
       failed.error = std::string("a second reference worker did not start: ") + e.what();
       return failed;

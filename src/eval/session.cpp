@@ -80,9 +80,10 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
 
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }
 
-answer session::hello(std::chrono::seconds timeout) {
-  answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{})",
-                             json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_)),
+answer session::hello(std::chrono::seconds timeout, bool warm_record) {
+  answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"warm_record":{})",
+                             json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_),
+                             warm_record),
                  {}, timeout);
   if (a.failure != worker_failure::none || (!a.ok && a.error == "setup"))
     throw input_error(fmt::format("the evaluation worker could not start on {}: {}{}\n{}", device_,
@@ -114,11 +115,12 @@ answer session::hello(std::chrono::seconds timeout) {
 // The process is forked here, on the calling thread: the worker's parent-death signal fires when the
 // thread that forked it ends (prctl PR_SET_PDEATHSIG), so it must be the long-lived evaluation
 // thread, not the helper thread that only waits for the greeting.
-session_start::session_start(const eval_options& options, const std::string& device, const std::string& label) {
+session_start::session_start(const eval_options& options, const std::string& device, const std::string& label,
+                             bool warm_record) {
   auto s = std::make_unique<session>(options, device, label, std::map<std::string, std::string>{});
   auto timeout = options.load_timeout;
-  started_ = std::async(std::launch::async, [s = std::move(s), timeout]() mutable {
-    s->hello(timeout);
+  started_ = std::async(std::launch::async, [s = std::move(s), timeout, warm_record]() mutable {
+    s->hello(timeout, warm_record);
     return std::move(s);
   });
 }

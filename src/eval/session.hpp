@@ -38,7 +38,8 @@ class session {
           const std::map<std::string, std::string>& env);
   // Starts the worker on its device; throws input_error when Python or PyTorch cannot be started
   // there (a problem of the installation, not of any candidate).
-  answer hello(std::chrono::seconds timeout);
+  // warm_record false: a worker that will never record operators skips the record's warm-up.
+  answer hello(std::chrono::seconds timeout, bool warm_record = true);
   // `payload`: views of tensors' bytes (wire::encode), gathered as the request is written.
   answer ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
              std::chrono::seconds timeout);
@@ -64,7 +65,8 @@ class session {
 // first (wait()), so that a worker starting up never disturbs a measurement.
 class session_start {
  public:
-  session_start(const eval_options& options, const std::string& device, const std::string& label);
+  session_start(const eval_options& options, const std::string& device, const std::string& label,
+                bool warm_record = true);
   ~session_start();
   session_start(const session_start&) = delete;
   session_start& operator=(const session_start&) = delete;

@@ -19,8 +19,10 @@ _device = None
 _module_count = 0
 
 
-def setup(device, poison_allocator):
-    """Chooses the device; installs the poisoning CUDA allocator before any CUDA allocation."""
+def setup(device, poison_allocator, warm_record=True):
+    """Chooses the device; installs the poisoning CUDA allocator before any CUDA allocation.
+    warm_record: pay the operator record's first-use cost now (a worker that never records
+    operators, such as paired rounds' second reference worker, skips it)."""
     global _device
     _device = torch.device(device)
     if _device.type == "cuda":
@@ -33,7 +35,8 @@ def setup(device, poison_allocator):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
     torch.set_grad_enabled(False)
-    _warm_up_operator_record()
+    if warm_record:
+        _warm_up_operator_record()
     return json.dumps(environment())
 
 

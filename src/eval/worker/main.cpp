@@ -256,7 +256,10 @@ class worker {
     }
     py_ref alloc_arg(PyUnicode_FromString(poison_ && poison_->available() ? allocator.c_str() : ""));
     py_ref dev_arg(PyUnicode_FromString(dev_name.c_str()));
-    py_ref env = call("setup", {dev_arg.get(), alloc_arg.get()});
+    bool warm_record = true;  // false: this worker never records operators (driver.setup)
+    if (req["warm_record"].get_bool().get(warm_record)) warm_record = true;
+    py_ref warm_arg(PyBool_FromLong(warm_record ? 1 : 0));
+    py_ref env = call("setup", {dev_arg.get(), alloc_arg.get(), warm_arg.get()});
     if (!env) return reply_python_error("setup");
     snapshot_ = call("guarded_functions", {});
     if (!snapshot_) return reply_python_error("setup");
