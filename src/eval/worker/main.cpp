@@ -560,10 +560,12 @@ class worker {
     int warmup = static_cast<int>(req["warmup"].get_int64().value());
     auto check_budget = static_cast<double>(req["check_bytes"].get_uint64().value());
     bool check_outputs = req["check_outputs"].get_bool().value();
-    // cpu: the CPU this thread runs the timed calls on (paired rounds put both workers on one).
+    // cpu: the CPU this thread runs the timed calls on (paired rounds put both workers on one). The
+    // pin begins after the warm-up calls: a thread started while pinned would inherit the one CPU
+    // (the hold's watchdog, PyTorch's CPU thread pool and CUDA's threads start on first use).
     std::int64_t cpu = -1;
     if (req["cpu"].get_int64().get(cpu)) cpu = -1;
-    thread_pin pin(static_cast<int>(cpu));
+    std::optional<thread_pin> pin;
 
     // Pristine copies of every set on the device; each sample copies one into fresh buffers.
     std::vector<std::vector<void*>> pristine(sets.size());
@@ -626,6 +628,7 @@ class worker {
     double checked_bytes = 0;
     double begin = host_ms();
     for (int i = 0;; ++i) {
+      if (i == warmup && cpu >= 0) pin.emplace(static_cast<int>(cpu));
       std::size_t k = static_cast<std::size_t>(i) % sets.size();
       std::vector<const void*> srcs(pristine[k].begin(), pristine[k].end());
       built_inputs in = build_inputs(sets[k], nullptr, true, &srcs);
@@ -703,7 +706,7 @@ class worker {
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
                       s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms,
                       json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
-                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin.pinned(), checked,
+                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), checked,
                       tampered_json()),
           out_payload);
   }
