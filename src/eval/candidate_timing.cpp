@@ -73,7 +73,7 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
       j.flag("other_stream_work",
              fmt::format("the device stayed busy {:.4g} ms past the timed stream's end ({:.4g} ms on it); "
                          "scored until the device was done: {:.4g} ms",
-                         t.tail_median_ms, t.device_median_ms > 0 ? t.device_median_ms : t.median_ms, t.score_ms));
+                         t.tail_median_ms, t.events_median_ms(), t.score_ms));
     // The baselines timed the way the candidate was: a candidate that waits for its own stream
     // cannot be held, and is compared with the reference timed with its dispatch too. A call timed
     // with its dispatch included costs more than the same call held: a speedup across the two

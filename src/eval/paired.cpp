@@ -12,8 +12,7 @@ namespace headroom::eval {
 
 bool host_sensitive(const timing_summary& t) {
   if (!t.held) return true;
-  const double device = t.device_median_ms > 0 ? t.device_median_ms : t.median_ms;
-  return t.host_median_ms >= host_sensitive_share * device;
+  return t.host_median_ms >= host_sensitive_share * t.events_median_ms();
 }
 
 paired_result run_paired_rounds(int rounds, const std::function<std::optional<double>()>& candidate,

@@ -85,7 +85,7 @@ timing_summary sample_set::summarize(const empty_call& empty) const {
 }
 
 bool sample_set::hidden_work(const timing_summary& s) {
-  return s.tail_median_ms > (s.device_median_ms > 0 ? s.device_median_ms : s.median_ms) * hidden_work_share + hidden_work_ms;
+  return s.tail_median_ms > s.events_median_ms() * hidden_work_share + hidden_work_ms;
 }
 
 }  // namespace headroom::eval

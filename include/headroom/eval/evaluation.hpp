@@ -29,6 +29,8 @@ struct timing_summary {
   bool host_bound = false;    // held, and the host's time in the call (its median) set the cost
   double device_median_ms = 0;  // the events' own median (the device time when held)
   std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
+  // The events' median: device_median_ms, or median_ms from a worker that did not report it.
+  double events_median_ms() const { return device_median_ms > 0 ? device_median_ms : median_ms; }
 };
 
 // Paired rounds (docs/eval.md): the candidate and a fresh reference worker timed again in short

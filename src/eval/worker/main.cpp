@@ -232,9 +232,7 @@ class worker {
     std::string dev_name(req["device"].get_string().value());
     std::string allocator(req["poison_allocator"].get_string().value());
     dev_ = std::make_unique<device>(dev_name);
-    if (dev_->is_cuda()) {
-      poison_ = std::make_unique<cuda_poison>(allocator);
-    }
+    if (dev_->is_cuda()) poison_ = std::make_unique<cuda_poison>(allocator);
     // The driver module, from the copy compiled into this binary.
     auto files = util::worker_python_files();
     py_ref code(Py_CompileString(std::string(files[0].contents).c_str(), "headroom_driver.py", Py_file_input));
