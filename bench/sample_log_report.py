@@ -4,7 +4,8 @@ One line per worker process and timing request, in the order they began: when th
 (seconds after the folder's first request, on the machine's monotonic clock; "?" for logs written
 before that column), samples, device and host medians, the share of samples whose host time
 exceeded their device time, the process's host-speed probe before and after the samples (samples
--1 and -2), and the CPUs it ran on. A request whose host median or probe stands far above the
+-1 and -2), how many samples' outputs were read back to be checked and the host median of the
+samples right after those (logs from session 10 on), and the CPUs it ran on. A request whose host median or probe stands far above the
 others ran while the host was slow (bench/RESULTS.md, sessions 8 and 9).
 
 Usage: python3 bench/sample_log_report.py DIR [DIR...]   (the folders holding samples-<pid>.tsv)
@@ -23,7 +24,8 @@ def rows_of(path):
             continue
         rows.append({"request": int(f[0]), "sample": int(f[1]), "event": float(f[3]), "host": float(f[4]),
                      "warm": f[6] == "1", "cpu": int(f[8]) if len(f) > 8 else -1,
-                     "clock": float(f[9]) if len(f) > 9 else None})
+                     "clock": float(f[9]) if len(f) > 9 else None,
+                     "checked": len(f) > 10 and f[10] == "1"})
     return rows
 
 
@@ -44,8 +46,8 @@ def cpu_ranges(cpus):
 
 def main(folders):
     print("| folder | pid | request | began s | samples | device median ms | host median ms | host > device "
-          "| probe before ms | probe after ms | CPUs |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| probe before ms | probe after ms | checked | host after a check ms | CPUs |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for folder in folders:
         lines = []
         for path in sorted(glob.glob(os.path.join(folder, "samples-*.tsv"))):
@@ -69,9 +71,14 @@ def main(folders):
             probes = {r["sample"]: r["host"] for r in rows if r["sample"] < 0}
             probe_text = [f"{probes[k]:.4f}" if k in probes else "n/a" for k in (-1, -2)]
             began_text = f"{began - first:.1f}" if began is not None else "?"
+            # The samples that followed a sample whose outputs were read back to be checked (the
+            # candidate's side only): is the host slower right after a read-back?
+            after = [b["host"] for a, b in zip(timed, timed[1:]) if a["checked"] and b["sample"] == a["sample"] + 1]
+            after_text = f"{statistics.median(after):.4f}" if after else "-"
             print(f"| {os.path.basename(folder.rstrip('/'))} | {pid} | {request} | {began_text} | {len(timed)} "
                   f"| {statistics.median(device):.4f} | {statistics.median(host):.4f} | {slower:.0%} "
-                  f"| {probe_text[0]} | {probe_text[1]} | {cpu_ranges(r['cpu'] for r in rows)} |")
+                  f"| {probe_text[0]} | {probe_text[1]} | {sum(r['checked'] for r in timed)} | {after_text} "
+                  f"| {cpu_ranges(r['cpu'] for r in rows)} |")
 
 
 if __name__ == "__main__":

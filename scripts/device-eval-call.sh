@@ -76,9 +76,12 @@ run_kb() {
   if [[ -n ${KB_FORCE:-} ]]; then
     local forced=()
     for p in $KB_FORCE; do forced+=("$KB/$p"*.py); done
-    env "${trace_env[@]}" timeout ${KB_SECONDS:-420} $B eval "${forced[@]}" "${kb_args[@]}" --force \
+    # Every timed sample of the forced problems' workers (a few problems: small logs), laid out after.
+    mkdir -p "$OUT/kb-samples"
+    env "${trace_env[@]}" HEADROOM_EVAL_SAMPLES_TO="$OUT/kb-samples" timeout ${KB_SECONDS:-420} $B eval "${forced[@]}" "${kb_args[@]}" --force \
       >"$OUT/kb-forced.txt" 2>"$OUT/kb-forced.err"
-    echo "kb forced (${KB_FORCE}) exit $? at $(( $(date +%s) - t0 )) s"; grep '^\[' "$OUT/kb-forced.err"
+    echo "kb forced (${KB_FORCE}) exit $? at $(( $(date +%s) - t0 )) s"; grep '^\[\|ratios' "$OUT/kb-forced.err"
+    python3 bench/sample_log_report.py "$OUT/kb-samples" >"$OUT/kb-samples.md" 2>&1
   fi
   local left=$(( ${KB_SECONDS:-420} - ($(date +%s) - began) ))
   env "${trace_env[@]}" timeout $(( left > 1 ? left : 1 )) $B eval $KB "${kb_args[@]}" >"$OUT/kb.txt" 2>"$OUT/kb.err"

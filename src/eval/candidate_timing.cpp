@@ -4,8 +4,10 @@
 #include "candidate_timing.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "headroom/eval/timing_stats.hpp"
 #include "paired.hpp"
@@ -109,11 +111,16 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
         if (p.error.empty() && !p.candidate_failed) {
           e.speedup = p.speedup;
           e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
-          e.env.clocks += fmt::format("{}speedup from {} paired rounds{} (ratios {:.4g}-{:.4g})",
+          e.env.clocks += fmt::format("{}speedup from {} paired rounds{} (ratios {:.4g}-{:.4g}{})",
                                       e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
                                       p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
                                       *std::min_element(p.ratios.begin(), p.ratios.end()),
-                                      *std::max_element(p.ratios.begin(), p.ratios.end()));
+                                      *std::max_element(p.ratios.begin(), p.ratios.end()),
+                                      p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
+                                                   : "");
+          if (eval_trace_enabled())
+            std::fprintf(stderr, "headroom: paired rounds' ratios (reference / candidate, in order): %s\n",
+                         fmt::format("{:.4f}", fmt::join(p.ratios, " ")).c_str());
         } else if (p.candidate_failed) {
           e.speedup.reset();  // the verdict says why
           e.speedup_compiled.reset();

@@ -15,11 +15,10 @@ bool host_sensitive(const timing_summary& t) {
   return t.host_median_ms >= host_sensitive_share * t.events_median_ms();
 }
 
-paired_result run_paired_rounds(int rounds, const std::function<std::optional<double>()>& candidate,
-                                const std::function<std::optional<double>()>& reference) {
+paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference) {
   paired_result p;
   for (int r = 0; r < rounds; ++r) {
-    std::optional<double> c, ref;
+    std::optional<paired_turn> c, ref;
     // Candidate first in even rounds, the reference first in odd ones.
     if (r % 2 == 0) {
       c = candidate();
@@ -36,14 +35,20 @@ paired_result run_paired_rounds(int rounds, const std::function<std::optional<do
       p.error = "the reference's turn failed";
       break;
     }
-    if (*c <= 0 || *ref <= 0) {
-      p.error = fmt::format("a turn measured no time (candidate {} ms, reference {} ms)", *c, *ref);
+    if (c->ms <= 0 || ref->ms <= 0) {
+      p.error = fmt::format("a turn measured no time (candidate {} ms, reference {} ms)", c->ms, ref->ms);
       break;
     }
-    p.ratios.push_back(*ref / *c);
+    if (c->held != ref->held) {
+      ++p.mismatched;
+      continue;
+    }
+    p.ratios.push_back(ref->ms / c->ms);
   }
   if (p.candidate_failed || !p.error.empty() || p.ratios.empty()) {
-    if (!p.candidate_failed && p.error.empty()) p.error = "no rounds";
+    if (!p.candidate_failed && p.error.empty())
+      p.error = p.mismatched ? fmt::format("no round timed both sides the same way ({} held on one side only)", p.mismatched)
+                             : "no rounds";
     return p;
   }
   std::vector<double> sorted = p.ratios;
@@ -99,25 +104,35 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
     return failed;
   }
 
-  bool all_pinned = cpu >= 0, sent = false;
-  auto pinned = [&](const answer& a) {
+  // A warm-up turn, not counted: the candidate's worker has run its trials and its timing, this
+  // one nothing yet. Its first call pays the first-use costs (a library's handle made on first use
+  // synchronises the device and outlived the hold: session 10 saw the first turn of every fresh
+  // reference worker timed with its dispatch, 2x its cost, and a round's ratio of 1.9 from it).
+  {
+    answer w = other->ask(first_reference_request, payload, o.run_timeout * 10);
+    if (w.failure != worker_failure::none || !w.ok) {
+      failed.error = "the second reference worker's warm-up turn failed: " + (w.detail.empty() ? w.message : w.detail);
+      other->stop();
+      return failed;
+    }
+  }
+  bool all_pinned = cpu >= 0;
+  auto turn_of = [&](const answer& a) {
     bool p = false;
     if (a.doc["timing"]["pinned"].get_bool().get(p)) p = false;
     all_pinned = all_pinned && p;
+    timing_summary t = parse_timing(a.doc["timing"]);
+    return paired_turn{t.score_ms, t.held};
   };
-  auto candidate_turn = [&]() -> std::optional<double> {
+  auto candidate_turn = [&]() -> std::optional<paired_turn> {
     answer a = candidate.ask(candidate_request, {}, o.run_timeout * 10);
     if (!check(a)) return std::nullopt;
-    pinned(a);
-    return parse_timing(a.doc["timing"]).score_ms;
+    return turn_of(a);
   };
-  auto reference_turn = [&]() -> std::optional<double> {
-    answer a = sent ? other->ask(reference_request, {}, o.run_timeout * 10)
-                    : other->ask(first_reference_request, payload, o.run_timeout * 10);
-    sent = true;
+  auto reference_turn = [&]() -> std::optional<paired_turn> {
+    answer a = other->ask(reference_request, {}, o.run_timeout * 10);
     if (a.failure != worker_failure::none || !a.ok) return std::nullopt;
-    pinned(a);
-    return parse_timing(a.doc["timing"]).score_ms;
+    return turn_of(a);
   };
   paired_result p = run_paired_rounds(rounds, candidate_turn, reference_turn);
   p.cpu = all_pinned ? cpu : -1;

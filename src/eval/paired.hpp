@@ -25,20 +25,29 @@ namespace headroom::eval {
 inline constexpr double host_sensitive_share = 0.5;
 bool host_sensitive(const timing_summary& t);
 
+// One side's turn: its cost, and whether its launches were held (a turn whose hold timed out was
+// timed with its dispatch, a cost of another kind).
+struct paired_turn {
+  double ms = 0;
+  bool held = false;
+};
+
 struct paired_result {
   std::vector<double> ratios;  // per round: the reference's cost / the candidate's
   double speedup = 0;          // their median
   double rel_spread = 0;       // (max - min) / median of the ratios
+  int mismatched = 0;          // rounds whose two turns were timed differently (held, with dispatch): no ratio
   int cpu = -1;                // the CPU both sides' timed calls ran on; -1 when not pinned
   bool candidate_failed = false;  // a candidate's turn failed (its verdict says why)
   std::string error;           // the reference side could not be timed again: the unpaired speedup stands
 };
 
-// The rounds themselves, on any two timing functions (each returns its side's cost in ms, or
-// nothing when that side failed): `rounds` rounds, the candidate first in even rounds and the
-// reference first in odd ones, so that a steady drift of the host favours neither side.
-paired_result run_paired_rounds(int rounds, const std::function<std::optional<double>()>& candidate,
-                                const std::function<std::optional<double>()>& reference);
+// The rounds themselves, on any two timing functions (each returns its side's turn, or nothing when
+// that side failed): `rounds` rounds, the candidate first in even rounds and the reference first in
+// odd ones, so that a steady drift of the host favours neither side. A round whose turns were timed
+// in different ways compares different costs and gives no ratio.
+using turn_function = std::function<std::optional<paired_turn>()>;
+paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference);
 
 // The CPU paired rounds pin both workers' timed calls to: the last one this process may run on.
 int paired_cpu();

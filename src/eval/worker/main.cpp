@@ -641,10 +641,14 @@ class worker {
       }
       device::times t = dev_->stop_timer();
       if (t.hold_timed_out) {
+        ++hold_timeouts;
+        // A first call may wait for the device once: a library's handle or workspace made on first
+        // use synchronises it (a fresh worker's first timing, session 10). A timeout in the warm-up
+        // is tried again once.
+        if (i < warmup && hold_timeouts == 1) continue;
         // The call waited for its own stream (or dispatched for longer than the gate waits): it
         // cannot be timed with held launches. This sample is discarded; the rest are timed with
         // the dispatch included, and the reply says so.
-        ++hold_timeouts;
         hold = false;
         empty = measure_empty_call(false);
         samples = sample_set{};
@@ -663,10 +667,6 @@ class worker {
       bool throttled = mhz && clock_limit && mhz < clock_limit * 3 / 4 && dropped < std::max(20, samples.size());
       if (!warm && throttled) ++dropped;
       if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
-      if (sample_log_)
-        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\t{:.3f}\n", time_requests_, i,
-                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu(),
-                   host_ms() / 1000);
       // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
       // first one, then at random within the byte budget.
       bool check = false;
@@ -674,6 +674,10 @@ class worker {
         double p = checked.empty() ? 1.0 : std::min(1.0, check_budget / std::max(1.0, checked_bytes + 1) / 4);
         check = checked.empty() || (checked_bytes < check_budget && std::uniform_real_distribution<>(0, 1)(rng) < p);
       }
+      if (sample_log_)
+        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\t{:.3f}\t{}\n", time_requests_, i,
+                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu(),
+                   host_ms() / 1000, check ? 1 : 0);
       if (check) {
         py_ref list(PyList_New(0));
         if (PyTuple_Check(result.get()) || PyList_Check(result.get())) {
@@ -764,7 +768,7 @@ class worker {
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
   // ms, warm-up, SM MHz, the CPU the worker ran on after the sample, seconds on the machine's
-  // monotonic clock; sample -1 is a fixed bit of Python timed before the request's samples and -2
+  // monotonic clock, 1 when the sample's outputs were read back to be checked; sample -1 is a fixed bit of Python timed before the request's samples and -2
   // after them, its median in the host column), to see when in a run slow samples come, whether
   // the processes of a run were slow at the same time, and whether a slow process's host time goes
   // with where it ran.

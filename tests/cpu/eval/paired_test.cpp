@@ -21,6 +21,8 @@ timing_summary held(double device_ms, double host_ms) {
   return t;
 }
 
+paired_turn held_turn(double ms) { return {ms, true}; }
+
 TEST(PairedRounds, HostSensitiveWhenTimedWithItsDispatchOrItsHostTakesHalfItsDeviceTime) {
   timing_summary dispatch;
   dispatch.held = false;
@@ -40,8 +42,8 @@ TEST(PairedRounds, HostSensitiveWhenTimedWithItsDispatchOrItsHostTakesHalfItsDev
 
 TEST(PairedRounds, TurnsAlternateWhichSideGoesFirst) {
   std::string order;
-  auto c = [&]() -> std::optional<double> { order += 'C'; return 1.0; };
-  auto r = [&]() -> std::optional<double> { order += 'R'; return 1.0; };
+  auto c = [&]() -> std::optional<paired_turn> { order += 'C'; return held_turn(1.0); };
+  auto r = [&]() -> std::optional<paired_turn> { order += 'R'; return held_turn(1.0); };
   paired_result p = run_paired_rounds(4, c, r);
   EXPECT_EQ(order, "CRRCCRRC");
   EXPECT_EQ(p.ratios.size(), 4u);
@@ -65,8 +67,8 @@ TEST(PairedRounds, TheMedianRatioIsTheTrueOneThroughASpellOfSlowHost) {
   // The candidate truly takes 0.050 ms, the reference 0.060 ms: a speedup of 1.2. The host runs
   // 2.5x slower from turn 3 to turn 5 (a spell of two turns, across a round's two sides).
   host_with_a_spell host{0, 3, 5, 2.5};
-  auto c = [&]() -> std::optional<double> { return host.cost(0.050); };
-  auto r = [&]() -> std::optional<double> { return host.cost(0.060); };
+  auto c = [&]() -> std::optional<paired_turn> { return held_turn(host.cost(0.050)); };
+  auto r = [&]() -> std::optional<paired_turn> { return held_turn(host.cost(0.060)); };
   paired_result p = run_paired_rounds(6, c, r);
   ASSERT_EQ(p.ratios.size(), 6u);
   EXPECT_NEAR(p.speedup, 1.2, 1e-12);
@@ -81,8 +83,8 @@ TEST(PairedRounds, TheMedianRatioIsTheTrueOneThroughASpellOfSlowHost) {
 TEST(PairedRounds, AnEvenNumberOfRoundsTakesTheMiddleTwosMean) {
   std::vector<double> refs = {1.0, 1.1, 1.3, 0.9}, got;
   std::size_t k = 0;
-  auto c = [&]() -> std::optional<double> { return 1.0; };
-  auto r = [&]() -> std::optional<double> { return refs[k++]; };
+  auto c = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
+  auto r = [&]() -> std::optional<paired_turn> { return held_turn(refs[k++]); };
   paired_result p = run_paired_rounds(4, c, r);
   EXPECT_NEAR(p.speedup, 1.05, 1e-12);
   EXPECT_NEAR(p.rel_spread, (1.3 - 0.9) / 1.05, 1e-12);
@@ -90,11 +92,11 @@ TEST(PairedRounds, AnEvenNumberOfRoundsTakesTheMiddleTwosMean) {
 
 TEST(PairedRounds, AFailedCandidateTurnEndsTheRoundsAsTheCandidatesFailure) {
   int calls = 0;
-  auto c = [&]() -> std::optional<double> {
+  auto c = [&]() -> std::optional<paired_turn> {
     if (++calls == 2) return std::nullopt;
-    return 1.0;
+    return held_turn(1.0);
   };
-  auto r = [&]() -> std::optional<double> { return 1.0; };
+  auto r = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
   paired_result p = run_paired_rounds(6, c, r);
   EXPECT_TRUE(p.candidate_failed);
   EXPECT_EQ(p.ratios.size(), 1u);
@@ -102,16 +104,42 @@ TEST(PairedRounds, AFailedCandidateTurnEndsTheRoundsAsTheCandidatesFailure) {
 }
 
 TEST(PairedRounds, AFailedReferenceTurnLeavesTheUnpairedSpeedup) {
-  auto c = [&]() -> std::optional<double> { return 1.0; };
-  auto r = [&]() -> std::optional<double> { return std::nullopt; };
+  auto c = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
+  auto r = [&]() -> std::optional<paired_turn> { return std::nullopt; };
   paired_result p = run_paired_rounds(6, c, r);
   EXPECT_FALSE(p.candidate_failed);
   EXPECT_FALSE(p.error.empty());
   EXPECT_TRUE(p.ratios.empty());
   // A turn that measured nothing is not a ratio either.
-  auto zero = [&]() -> std::optional<double> { return 0.0; };
+  auto zero = [&]() -> std::optional<paired_turn> { return held_turn(0.0); };
   paired_result q = run_paired_rounds(6, c, zero);
   EXPECT_FALSE(q.error.empty());
+}
+
+TEST(PairedRounds, ARoundTimedHeldOnOneSideOnlyGivesNoRatio) {
+  // The reference's second turn lost its hold (timed with its dispatch: twice the cost): that round
+  // compares two kinds of cost and is left out, not counted as a ratio of 0.5.
+  int turn = 0;
+  auto c = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
+  auto r = [&]() -> std::optional<paired_turn> {
+    return ++turn == 2 ? paired_turn{2.0, false} : held_turn(1.0);
+  };
+  paired_result p = run_paired_rounds(6, c, r);
+  EXPECT_EQ(p.ratios.size(), 5u);
+  EXPECT_EQ(p.mismatched, 1);
+  EXPECT_NEAR(p.speedup, 1.0, 1e-12);
+  EXPECT_NEAR(p.rel_spread, 0.0, 1e-12);
+  // When no round timed both sides alike, there is no paired speedup, and the error says why.
+  auto unheld = [&]() -> std::optional<paired_turn> { return paired_turn{2.0, false}; };
+  paired_result q = run_paired_rounds(4, c, unheld);
+  EXPECT_TRUE(q.ratios.empty());
+  EXPECT_EQ(q.mismatched, 4);
+  EXPECT_NE(q.error.find("same way"), std::string::npos) << q.error;
+  EXPECT_FALSE(q.candidate_failed);
+  // Both timed with their dispatch (the CPU, --no-hold) is alike.
+  paired_result both = run_paired_rounds(4, unheld, unheld);
+  EXPECT_EQ(both.ratios.size(), 4u);
+  EXPECT_EQ(both.mismatched, 0);
 }
 
 TEST(PairedRounds, PinsToACpuThisProcessMayUse) {
