@@ -768,8 +768,9 @@ class worker {
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
   // ms, warm-up, SM MHz, the CPU the worker ran on after the sample, seconds on the machine's
-  // monotonic clock, 1 when the sample's outputs were read back to be checked; sample -1 is a fixed bit of Python timed before the request's samples and -2
-  // after them, its median in the host column), to see when in a run slow samples come, whether
+  // monotonic clock, 1 when the sample's outputs were read back to be checked; sample -1 is a
+  // fixed bit of Python timed before the request's samples and -2 after them, its median in the
+  // host column), to see when in a run slow samples come, whether
   // the processes of a run were slow at the same time, and whether a slow process's host time goes
   // with where it ran.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> sample_log_{open_sample_log(), [](std::FILE* f) {
