@@ -7,8 +7,7 @@
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit). After the call, here:
 #               scripts/kb-collect <files_at>/results.tgz puts its store into .deps/kb-prev for the next.
-# PART=probe  times a worker's first forward call (bench/first_call_probe.py) and a small problem
-#             under several placements of its tensors (bench/placement_probe.py).
+# PART=probe  small experiments (PROBES: first-call, placement, host-time; see run_probe).
 # PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
 # BACKGROUND lists the parts that run one after another in the background, beside the others
 # (default "repeat"): on a two-GPU machine give each lane its own GPU, e.g. BACKGROUND="repeat kb"
@@ -100,11 +99,24 @@ weak = [r["problem"] for r in rows if not r["discriminating"]]
 print(f"audited {len(rows)}; zeros pass legacy 1e-2 on {len(zeros)}: {zeros}; ours fails to reject a fake on {len(weak)}: {weak}")
 PY
 }
-# PART probe: where a worker's first forward call spends its seconds (bench/first_call_probe.py).
-# and whether a small problem's time depends on where its tensors sit (bench/placement_probe.py).
+# PART probe, PROBES picks which (default "first-call placement"): where a worker's first forward
+# call spends its seconds (bench/first_call_probe.py), whether a small problem's time depends on
+# where its tensors sit (bench/placement_probe.py), and "host-time": whether a problem's host time
+# per call is its own or the worker's allocator's (bench/host_time_probe.py; HOST_TIME_PROBLEMS,
+# default 71_ and 12_).
 run_probe() {
-  timeout 300 python3 bench/first_call_probe.py build/device/lib/libheadroom_poison_alloc.so 2>&1 | tee "$OUT/first-call.txt"
-  timeout 300 python3 bench/placement_probe.py 6 6 100 2>&1 | tee "$OUT/placement.txt"
+  local lib=build/device/lib/libheadroom_poison_alloc.so
+  for probe in ${PROBES:-first-call placement}; do
+    case $probe in
+      first-call) timeout 300 python3 bench/first_call_probe.py $lib 2>&1 | tee "$OUT/first-call.txt" ;;
+      placement) timeout 300 python3 bench/placement_probe.py 6 6 100 2>&1 | tee "$OUT/placement.txt" ;;
+      host-time)
+        local problems=()
+        for p in ${HOST_TIME_PROBLEMS:-71_ 12_}; do problems+=(.deps/KernelBench/level1/"$p"*.py); done
+        timeout 300 python3 bench/host_time_probe.py $lib "${problems[@]}" 2>&1 | tee "$OUT/host-time.txt" ;;
+      *) echo "unknown probe: $probe" ;;
+    esac
+  done
   echo "probe done at $(( $(date +%s) - t0 )) s"
 }
 BACKGROUND=${BACKGROUND:-repeat}
