@@ -97,7 +97,7 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
       if (e.eager_timing && e.eager_timing->score_ms > 0) e.speedup = e.eager_timing->score_ms / t.score_ms;
       if (e.compiled_timing && e.compiled_timing->score_ms > 0) e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
       // The host's speed can set this comparison: time both sides again, turn about (paired.hpp).
-      if (e.speedup && o.paired_rounds > 0 && (host_sensitive(t) || host_sensitive(*e.eager_timing))) {
+      if (e.speedup && o.paired_rounds > 0 && pairing_applies(t, *e.eager_timing)) {
         phase_trace trace("paired_rounds");
         std::unique_ptr<session> paired_worker;
         if (paired_start) {

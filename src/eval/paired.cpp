@@ -15,6 +15,10 @@ bool host_sensitive(const timing_summary& t) {
   return t.host_median_ms >= host_sensitive_share * t.events_median_ms();
 }
 
+bool pairing_applies(const timing_summary& candidate, const timing_summary& baseline) {
+  return candidate.held == baseline.held && (host_sensitive(candidate) || host_sensitive(baseline));
+}
+
 paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference) {
   paired_result p;
   for (int r = 0; r < rounds; ++r) {

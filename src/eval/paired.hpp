@@ -25,6 +25,11 @@ namespace headroom::eval {
 inline constexpr double host_sensitive_share = 0.5;
 bool host_sensitive(const timing_summary& t);
 
+// Whether a comparison gets paired rounds: either side host-sensitive, and both timed the same way
+// (held, or with their dispatch). Across modes the rounds could only compare across modes again
+// (a reference that waits for its own stream loses every turn's hold: 0.5 s a turn for nothing).
+bool pairing_applies(const timing_summary& candidate, const timing_summary& baseline);
+
 // One side's turn: its cost, and whether its launches were held (a turn whose hold timed out was
 // timed with its dispatch, a cost of another kind).
 struct paired_turn {

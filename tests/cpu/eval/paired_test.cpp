@@ -40,6 +40,20 @@ TEST(PairedRounds, HostSensitiveWhenTimedWithItsDispatchOrItsHostTakesHalfItsDev
   EXPECT_TRUE(host_sensitive(old));
 }
 
+TEST(PairedRounds, ApplyWhenEitherSideIsHostSensitiveAndBothWereTimedTheSameWay) {
+  timing_summary dispatch;
+  dispatch.held = false;
+  dispatch.median_ms = 3;
+  EXPECT_TRUE(pairing_applies(held(0.057, 0.057), held(0.057, 0.022)));
+  EXPECT_TRUE(pairing_applies(held(0.057, 0.022), held(0.057, 0.057)));
+  EXPECT_FALSE(pairing_applies(held(0.057, 0.022), held(0.057, 0.022)));
+  EXPECT_TRUE(pairing_applies(dispatch, dispatch));  // the CPU, --no-hold
+  // A held candidate against a reference that waits for its own stream (timed with its dispatch):
+  // every reference turn would lose its hold again, and no round would compare like with like.
+  EXPECT_FALSE(pairing_applies(held(0.057, 0.057), dispatch));
+  EXPECT_FALSE(pairing_applies(dispatch, held(0.057, 0.057)));
+}
+
 TEST(PairedRounds, TurnsAlternateWhichSideGoesFirst) {
   std::string order;
   auto c = [&]() -> std::optional<paired_turn> { order += 'C'; return held_turn(1.0); };
