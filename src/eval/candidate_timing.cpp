@@ -119,8 +119,8 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
                                       p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
                                                    : "");
           if (eval_trace_enabled())
-            std::fprintf(stderr, "headroom: paired rounds' ratios (reference / candidate, in order): %s\n",
-                         fmt::format("{:.4f}", fmt::join(p.ratios, " ")).c_str());
+            fmt::print(stderr, "headroom: paired rounds' ratios (reference / candidate, in order): {:.4f}\n",
+                       fmt::join(p.ratios, " "));
         } else if (p.candidate_failed) {
           e.speedup.reset();  // the verdict says why
           e.speedup_compiled.reset();

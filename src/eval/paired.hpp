@@ -1,7 +1,7 @@
 #pragma once
 // Paired rounds (docs/eval.md, "Paired rounds"): when the host's speed can set a comparison's
 // outcome, the candidate and a fresh reference worker are timed again in short turns, one after the
-// other on one CPU, and the speedup is the median of the rounds' ratios. Internal to src/eval
+// other on one CPU, and the speedup combines the rounds' ratios, each order's median. Internal to src/eval
 // (candidate.cpp).
 //
 // Why: a speedup compares costs measured in two processes at two moments. On the H200 machine (a
@@ -39,8 +39,8 @@ struct paired_turn {
 
 struct paired_result {
   std::vector<double> ratios;  // per round: the reference's cost / the candidate's
-  double speedup = 0;          // their median
-  double rel_spread = 0;       // (max - min) / median of the ratios
+  double speedup = 0;          // sqrt(median of the candidate-first rounds' x median of the others')
+  double rel_spread = 0;       // (max - min) of the ratios / speedup
   int mismatched = 0;          // rounds whose two turns were timed differently (held, with dispatch): no ratio
   int cpu = -1;                // the CPU both sides' timed calls ran on; -1 when not pinned
   bool candidate_failed = false;  // a candidate's turn failed (its verdict says why)

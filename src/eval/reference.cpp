@@ -22,11 +22,6 @@ bool all_finite(const std::vector<tensor>& outputs) {
   return std::all_of(outputs.begin(), outputs.end(), [](const tensor& t) { return eval::all_finite(t); });
 }
 
-std::string describe(const answer& a) {
-  if (a.failure != worker_failure::none) return a.detail;
-  return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
-}
-
 // Inputs under a seed and distribution, then the reference's outputs for them. The non-tensor
 // arguments reach the candidate's worker once, at its load: they must not change from set to set.
 // The first trial also records the forward's operators (ref.ops) and sets ref.constants.

@@ -150,6 +150,11 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
 
 int trial_distribution(int index) { return index < 4 ? index : 0; }
 
+std::string describe(const answer& a) {
+  if (a.failure != worker_failure::none) return a.detail;
+  return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
+}
+
 std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs, bool hold,
                            std::vector<std::span<const std::byte>>* payload) {
   std::string s;

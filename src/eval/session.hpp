@@ -32,6 +32,10 @@ struct answer {
   std::vector<std::byte> payload;
 };
 
+// What went wrong with a request, for a message: the failure's detail, or the worker's message and
+// traceback.
+std::string describe(const answer& a);
+
 class session {
  public:
   session(const eval_options& options, const std::string& device, const std::string& label,

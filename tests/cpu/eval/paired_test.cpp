@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <string>
 #include <vector>
 
@@ -94,14 +96,30 @@ TEST(PairedRounds, TheMedianRatioIsTheTrueOneThroughASpellOfSlowHost) {
   EXPECT_NEAR(unpaired, 3.0, 1e-12);
 }
 
-TEST(PairedRounds, AnEvenNumberOfRoundsTakesTheMiddleTwosMean) {
+TEST(PairedRounds, TheTwoOrdersMediansCombineGeometrically) {
   std::vector<double> refs = {1.0, 1.1, 1.3, 0.9}, got;
   std::size_t k = 0;
   auto c = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
   auto r = [&]() -> std::optional<paired_turn> { return held_turn(refs[k++]); };
   paired_result p = run_paired_rounds(4, c, r);
-  EXPECT_NEAR(p.speedup, 1.05, 1e-12);
-  EXPECT_NEAR(p.rel_spread, (1.3 - 0.9) / 1.05, 1e-12);
+  // Candidate first in rounds 0 and 2 (ratios 1.0, 1.3: median 1.15), second in 1 and 3 (1.1, 0.9: 1.0).
+  EXPECT_NEAR(p.speedup, std::sqrt(1.15 * 1.0), 1e-12);
+  EXPECT_NEAR(p.rel_spread, (1.3 - 0.9) / std::sqrt(1.15), 1e-12);
+}
+
+TEST(PairedRounds, TheSideThatGoesSecondBeingSlowerCancels) {
+  // Equal sides (a true speedup of 1), but whichever side goes second in a round runs 1.3x slower,
+  // as on the 2-core CPU machine. Five rounds: three with the candidate first, two with it second.
+  int turn = 0;
+  auto cost = [&] { return held_turn(turn++ % 2 == 1 ? 1.3 : 1.0); };
+  auto c = [&]() -> std::optional<paired_turn> { return cost(); };
+  auto r = [&]() -> std::optional<paired_turn> { return cost(); };
+  paired_result p = run_paired_rounds(5, c, r);
+  ASSERT_EQ(p.ratios.size(), 5u);
+  EXPECT_NEAR(p.ratios[0], 1.3, 1e-12);
+  EXPECT_NEAR(p.ratios[1], 1 / 1.3, 1e-12);
+  // The median of the five ratios would be 1.3 (three of one order); the orders' medians cancel.
+  EXPECT_NEAR(p.speedup, 1.0, 1e-12);
 }
 
 TEST(PairedRounds, AFailedCandidateTurnEndsTheRoundsAsTheCandidatesFailure) {
