@@ -79,21 +79,16 @@ int paired_cpu() {
   return -1;
 }
 
-eval_options paired_turn_options(const eval_options& o) {
-  eval_options turn = o;
-  const int rounds = std::max(1, o.paired_rounds);
-  turn.max_seconds = std::clamp(o.max_seconds / (2.0 * rounds), paired_turn_min_seconds, paired_turn_max_seconds);
-  turn.target_spread = 0;  // never met: every turn samples for its whole time (min_samples still bounds a slow call)
-  return turn;
-}
-
 std::string paired_reference_label(const problem_spec& problem) { return reference_label(problem) + "-paired"; }
 
 paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
                           const eval_options& o, const std::string& device, bool held,
                           const std::function<bool(answer&)>& check, std::unique_ptr<session> started) {
-  const eval_options turn = paired_turn_options(o);
+  // Each turn is short: the rounds together sample about as long as one timing may (at least 0.1 s
+  // a turn, so that a turn of a slow call still holds a few samples).
+  eval_options turn = o;
   const int rounds = std::max(1, o.paired_rounds);
+  turn.max_seconds = std::max(0.1, o.max_seconds / (2.0 * rounds));
   const int cpu = paired_cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // The candidate's worker kept the sets of its timing; a fresh reference worker gets them once.

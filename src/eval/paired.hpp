@@ -54,15 +54,6 @@ struct paired_result {
 using turn_function = std::function<std::optional<paired_turn>()>;
 paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference);
 
-// What each turn samples: a fixed time, the same for every turn of either side (the stopping rule's
-// spread target is off), --max-time / (2 x rounds) within [paired_turn_min_seconds,
-// paired_turn_max_seconds]. A turn that could end once its samples agreed ends sooner on a steady
-// host than in a slow spell (on the H200, 12_'s turns took 0.07 s, or 0.8 s when slow): the slow
-// side's turns then filled the rounds' time, and two turns of a round lay seconds apart.
-inline constexpr double paired_turn_min_seconds = 0.05;
-inline constexpr double paired_turn_max_seconds = 0.1;
-eval_options paired_turn_options(const eval_options& o);
-
 // The CPU paired rounds pin both workers' timed calls to: the last one this process may run on.
 int paired_cpu();
 

@@ -47,8 +47,8 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--paired-rounds", o.paired_rounds,
                   "When the host's speed can set the outcome (a call timed with its dispatch, or whose dispatch takes at "
                   "least half its device time), time the candidate and a fresh reference worker again in this many "
-                  "short turns each (0.05-0.1 s), one after the other on one CPU, alternating which goes first, and "
-                  "report the geometric mean of the two orders' median ratios (default 12; 0: never)")
+                  "short turns each, one after the other on one CPU, and report the median of the rounds' ratios "
+                  "(default 6; 0: never)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
   sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");

@@ -55,8 +55,8 @@ struct eval_options {
   // Paired rounds (docs/eval.md): when either side's cost follows the host (timed with its
   // dispatch, or its host time at least half its device time), the candidate and a fresh reference
   // worker are timed again in this many short turns each, one after the other on one CPU; the
-  // speedup is the geometric mean of the two orders' median ratios. 0: never.
-  int paired_rounds = 12;
+  // speedup is the median of the rounds' ratios. 0: never.
+  int paired_rounds = 6;
   int min_samples = 10;
   int max_samples = 2000;
   double max_seconds = 10;
