@@ -111,8 +111,9 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
         if (p.error.empty() && !p.candidate_failed) {
           e.speedup = p.speedup;
           e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
-          e.env.clocks += fmt::format("{}speedup from {} paired rounds{} (ratios {:.4g}-{:.4g}{})",
+          e.env.clocks += fmt::format("{}speedup from {} paired rounds{}{} (ratios {:.4g}-{:.4g}{})",
                                       e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
+                                      p.by_sides ? " (each side's median device cost and least host time)" : "",
                                       p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
                                       *std::min_element(p.ratios.begin(), p.ratios.end()),
                                       *std::max_element(p.ratios.begin(), p.ratios.end()),

@@ -25,6 +25,9 @@ bool pairing_applies(const timing_summary& candidate, const timing_summary& base
 paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference) {
   paired_result p;
   std::vector<double> by_order[2];  // the ratios of rounds with the candidate first, and second
+  // Held turns' two sides: device costs and host times, the candidate's and the reference's.
+  std::vector<double> device[2], host[2];
+  bool sides = true;
   for (int r = 0; r < rounds; ++r) {
     std::optional<paired_turn> c, ref;
     // Candidate first in even rounds, the reference first in odd ones.
@@ -53,6 +56,11 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
     }
     p.ratios.push_back(ref->ms / c->ms);
     by_order[r % 2].push_back(p.ratios.back());
+    sides = sides && c->held && c->device_ms > 0 && ref->device_ms > 0;
+    for (const auto& [k, t] : {std::pair{0, *c}, std::pair{1, *ref}}) {
+      device[k].push_back(t.device_ms);
+      host[k].push_back(t.host_ms);
+    }
   }
   if (p.candidate_failed || !p.error.empty() || p.ratios.empty()) {
     if (!p.candidate_failed && p.error.empty())
@@ -63,8 +71,14 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
   // The side that goes second can be slower by itself (on the 2-core CPU machine, by ~30%: the
   // first side's threads still spinning): the two orders' medians, combined geometrically, cancel
   // that, and each median still outlasts a turn or two in a spell of slow host.
-  const double first = median_of(by_order[0]), second = median_of(by_order[1]);
-  p.speedup = by_order[1].empty() ? first : by_order[0].empty() ? second : std::sqrt(first * second);
+  if (sides) {
+    auto cost = [&](int k) { return std::max(median_of(device[k]), *std::min_element(host[k].begin(), host[k].end())); };
+    p.speedup = cost(1) / cost(0);
+    p.by_sides = true;
+  } else {
+    const double first = median_of(by_order[0]), second = median_of(by_order[1]);
+    p.speedup = by_order[1].empty() ? first : by_order[0].empty() ? second : std::sqrt(first * second);
+  }
   const auto [lo, hi] = std::minmax_element(p.ratios.begin(), p.ratios.end());
   p.rel_spread = (*hi - *lo) / p.speedup;
   return p;
@@ -133,7 +147,7 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
     if (a.doc["timing"]["pinned"].get_bool().get(p)) p = false;
     all_pinned = all_pinned && p;
     timing_summary t = parse_timing(a.doc["timing"]);
-    return paired_turn{t.score_ms, t.held};
+    return paired_turn{t.score_ms, t.held, t.device_cost_ms, t.host_median_ms};
   };
   auto candidate_turn = [&]() -> std::optional<paired_turn> {
     answer a = candidate.ask(candidate_request, {}, o.run_timeout * 10);

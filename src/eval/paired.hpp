@@ -31,15 +31,19 @@ bool host_sensitive(const timing_summary& t);
 bool pairing_applies(const timing_summary& candidate, const timing_summary& baseline);
 
 // One side's turn: its cost, and whether its launches were held (a turn whose hold timed out was
-// timed with its dispatch, a cost of another kind).
+// timed with its dispatch, a cost of another kind). Held, the two sides of that cost: the device's
+// (timing_summary::device_cost_ms) and the host's median time in the call; 0 when unknown.
 struct paired_turn {
   double ms = 0;
   bool held = false;
+  double device_ms = 0;
+  double host_ms = 0;
 };
 
 struct paired_result {
   std::vector<double> ratios;  // per round: the reference's cost / the candidate's
-  double speedup = 0;          // sqrt(median of the candidate-first rounds' x median of the others')
+  double speedup = 0;          // from the sides' costs (held) or from the orders' medians (paired.cpp)
+  bool by_sides = false;       // the speedup divides the two sides' costs over their held turns
   double rel_spread = 0;       // (max - min) of the ratios / speedup
   int mismatched = 0;          // rounds whose two turns were timed differently (held, with dispatch): no ratio
   int cpu = -1;                // the CPU both sides' timed calls ran on; -1 when not pinned
@@ -51,6 +55,17 @@ struct paired_result {
 // that side failed): `rounds` rounds, the candidate first in even rounds and the reference first in
 // odd ones, so that a steady drift of the host favours neither side. A round whose turns were timed
 // in different ways compares different costs and gives no ratio.
+//
+// The speedup, when every counted turn was held and reported its two sides: each side costs the
+// larger of its turns' median device cost and its turns' least host time, and the speedup divides
+// the reference's cost by the candidate's. The host's speed only ever drops (a slow spell), so its
+// least time over the turns is what the call dispatches in on this host; a ratio of single rounds
+// instead follows whichever side a spell caught (session 11: for three rounds the reference's
+// dispatch ran at 0.072 ms, above 12_'s 0.056 ms on the device, the candidate's at 0.025-0.056, and
+// the ratios' estimate said 1.13 for 12_ against itself; replayed on the recorded turns of thirteen
+// such evaluations, the ratios' estimate left 4 outside 1.00 +- 0.02, the sides' costs 1, at 1.0203).
+// Otherwise (timed with their dispatch, where the host's speed is inside every sample): the
+// geometric mean of the two orders' medians of the rounds' ratios.
 using turn_function = std::function<std::optional<paired_turn>()>;
 paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference);
 

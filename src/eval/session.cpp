@@ -182,6 +182,7 @@ timing_summary parse_timing(simdjson::dom::element t) {
   if (t["held"].get_bool().get(s.held)) s.held = false;
   if (t["host_bound"].get_bool().get(s.host_bound)) s.host_bound = false;
   if (t["device_median_ms"].get_double().get(s.device_median_ms)) s.device_median_ms = 0;
+  if (t["device_cost_ms"].get_double().get(s.device_cost_ms)) s.device_cost_ms = 0;
   std::string_view mechanism;
   if (!t["hold_mechanism"].get_string().get(mechanism)) s.hold_mechanism = mechanism;
   return s;

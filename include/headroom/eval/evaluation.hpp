@@ -28,16 +28,18 @@ struct timing_summary {
   bool held = false;          // launches held behind a gate: device time, not host dispatch, was timed
   bool host_bound = false;    // held, and the host's time in the call (its median) set the cost
   double device_median_ms = 0;  // the events' own median (the device time when held)
+  double device_cost_ms = 0;    // held: the device's side of the cost, score_ms but for the host's time
+                                // (the events' median, or until the device was done: hidden work)
   std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
   // The events' median: device_median_ms, or median_ms from a worker that did not report it.
   double events_median_ms() const { return device_median_ms > 0 ? device_median_ms : median_ms; }
 };
 
 // Paired rounds (docs/eval.md): the candidate and a fresh reference worker timed again in short
-// turns, one after the other; the evaluation's speedup is then the median of the rounds' ratios.
+// turns, one after the other; the evaluation's speedup then comes from the rounds (paired.hpp).
 struct paired_timing {
   int rounds = 0;
-  double rel_spread = 0;  // (max - min) / median of the rounds' ratios
+  double rel_spread = 0;  // (max - min) of the rounds' ratios / the speedup
 };
 
 // Where and with what the evaluation ran.

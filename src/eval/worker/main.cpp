@@ -704,9 +704,9 @@ class worker {
     ++time_requests_;
     if (sample_log_) std::fflush(sample_log_.get());  // a worker is often ended, not exited
     timing_summary s = samples.summarize(empty);
-    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"checked":[{}],"tampered":{})",
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
-                      s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms,
+                      s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
                       json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
                       empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), checked,
                       tampered_json()),

@@ -24,6 +24,13 @@ timing_summary held(double device_ms, double host_ms) {
 }
 
 paired_turn held_turn(double ms) { return {ms, true}; }
+// Timed with its dispatch (the CPU, --no-hold): the host's speed is inside every sample.
+paired_turn dispatch_turn(double ms) { return {ms, false}; }
+
+// A held turn that reports its two sides: it costs the longer.
+paired_turn held_sides(double device_ms, double host_ms) {
+  return {std::max(device_ms, host_ms), true, device_ms, host_ms};
+}
 
 TEST(PairedRounds, HostSensitiveWhenTimedWithItsDispatchOrItsHostTakesHalfItsDeviceTime) {
   timing_summary dispatch;
@@ -83,8 +90,8 @@ TEST(PairedRounds, TheMedianRatioIsTheTrueOneThroughASpellOfSlowHost) {
   // The candidate truly takes 0.050 ms, the reference 0.060 ms: a speedup of 1.2. The host runs
   // 2.5x slower from turn 3 to turn 5 (a spell of two turns, across a round's two sides).
   host_with_a_spell host{0, 3, 5, 2.5};
-  auto c = [&]() -> std::optional<paired_turn> { return held_turn(host.cost(0.050)); };
-  auto r = [&]() -> std::optional<paired_turn> { return held_turn(host.cost(0.060)); };
+  auto c = [&]() -> std::optional<paired_turn> { return dispatch_turn(host.cost(0.050)); };
+  auto r = [&]() -> std::optional<paired_turn> { return dispatch_turn(host.cost(0.060)); };
   paired_result p = run_paired_rounds(6, c, r);
   ASSERT_EQ(p.ratios.size(), 6u);
   EXPECT_NEAR(p.speedup, 1.2, 1e-12);
@@ -99,8 +106,8 @@ TEST(PairedRounds, TheMedianRatioIsTheTrueOneThroughASpellOfSlowHost) {
 TEST(PairedRounds, TheTwoOrdersMediansCombineGeometrically) {
   std::vector<double> refs = {1.0, 1.1, 1.3, 0.9}, got;
   std::size_t k = 0;
-  auto c = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
-  auto r = [&]() -> std::optional<paired_turn> { return held_turn(refs[k++]); };
+  auto c = [&]() -> std::optional<paired_turn> { return dispatch_turn(1.0); };
+  auto r = [&]() -> std::optional<paired_turn> { return dispatch_turn(refs[k++]); };
   paired_result p = run_paired_rounds(4, c, r);
   // Candidate first in rounds 0 and 2 (ratios 1.0, 1.3: median 1.15), second in 1 and 3 (1.1, 0.9: 1.0).
   EXPECT_NEAR(p.speedup, std::sqrt(1.15 * 1.0), 1e-12);
@@ -111,7 +118,7 @@ TEST(PairedRounds, TheSideThatGoesSecondBeingSlowerCancels) {
   // Equal sides (a true speedup of 1), but whichever side goes second in a round runs 1.3x slower,
   // as on the 2-core CPU machine. Five rounds: three with the candidate first, two with it second.
   int turn = 0;
-  auto cost = [&] { return held_turn(turn++ % 2 == 1 ? 1.3 : 1.0); };
+  auto cost = [&] { return dispatch_turn(turn++ % 2 == 1 ? 1.3 : 1.0); };
   auto c = [&]() -> std::optional<paired_turn> { return cost(); };
   auto r = [&]() -> std::optional<paired_turn> { return cost(); };
   paired_result p = run_paired_rounds(5, c, r);
@@ -119,6 +126,51 @@ TEST(PairedRounds, TheSideThatGoesSecondBeingSlowerCancels) {
   EXPECT_NEAR(p.ratios[0], 1.3, 1e-12);
   EXPECT_NEAR(p.ratios[1], 1 / 1.3, 1e-12);
   // The median of the five ratios would be 1.3 (three of one order); the orders' medians cancel.
+  EXPECT_NEAR(p.speedup, 1.0, 1e-12);
+}
+
+// Seen on the H200 (session 11, KernelBench's 12_ against itself, 0.056 ms on the device): for
+// three rounds in a row the reference's dispatch ran in a slow spell of the host, 0.072 ms a call,
+// the candidate's at its usual 0.025. The rounds' ratios say 1.29 there; their orders' medians
+// said 1.13. Held turns compare the sides' costs: the device's median, the host's least time.
+TEST(PairedRounds, HeldSidesCostTheirDeviceMedianOrTheirLeastHostTime) {
+  int round = 0;
+  auto c = [&]() -> std::optional<paired_turn> { return held_sides(0.056, 0.025); };
+  auto r = [&]() -> std::optional<paired_turn> {
+    const int now = round++;
+    return held_sides(0.056, now >= 2 && now <= 4 ? 0.072 : 0.025);
+  };
+  paired_result p = run_paired_rounds(6, c, r);
+  ASSERT_EQ(p.ratios.size(), 6u);
+  EXPECT_TRUE(p.by_sides);
+  EXPECT_NEAR(p.speedup, 1.0, 1e-12);
+  EXPECT_NEAR(p.rel_spread, 0.072 / 0.056 - 1, 1e-12);  // the spell still shows in the spread
+}
+
+// Launch-bound on both sides (the host's time sets the cost): a candidate that dispatches in
+// 0.10 ms against a reference's 0.15 ms is 1.5x faster through spells that catch either side.
+TEST(PairedRounds, LaunchBoundHeldSidesCompareTheHostsLeastTimes) {
+  host_with_a_spell host{0, 3, 8, 2.5};
+  auto c = [&]() -> std::optional<paired_turn> { return held_sides(0.01, host.cost(0.10)); };
+  auto r = [&]() -> std::optional<paired_turn> { return held_sides(0.01, host.cost(0.15)); };
+  paired_result p = run_paired_rounds(6, c, r);
+  EXPECT_TRUE(p.by_sides);
+  EXPECT_NEAR(p.speedup, 1.5, 1e-12);
+  // Device-bound sides compare their device costs (a candidate hiding 0.2 ms of work on another
+  // stream reports it in its device cost, timing_stats_test).
+  auto slow = [&]() -> std::optional<paired_turn> { return held_sides(1.2, 0.1); };
+  auto ref = [&]() -> std::optional<paired_turn> { return held_sides(1.0, 0.1); };
+  EXPECT_NEAR(run_paired_rounds(4, slow, ref).speedup, 1.0 / 1.2, 1e-12);
+}
+
+// One round whose turns did not report their sides (or were timed with their dispatch): the
+// speedup comes from the rounds' ratios, as for dispatch-included timing.
+TEST(PairedRounds, TurnsWithoutTheirSidesFallBackToTheRatios) {
+  int turn = 0;
+  auto c = [&]() -> std::optional<paired_turn> { return held_sides(1.0, 0.1); };
+  auto r = [&]() -> std::optional<paired_turn> { return ++turn == 3 ? held_turn(1.0) : held_sides(1.0, 0.1); };
+  paired_result p = run_paired_rounds(4, c, r);
+  EXPECT_FALSE(p.by_sides);
   EXPECT_NEAR(p.speedup, 1.0, 1e-12);
 }
 

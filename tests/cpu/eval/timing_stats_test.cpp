@@ -93,6 +93,8 @@ TEST(TimingStats, HeldLaunchesCostTheLongerOfDeviceAndHostTime) {
   EXPECT_DOUBLE_EQ(launch_bound.score_ms, 0.05);
   EXPECT_TRUE(launch_bound.host_bound);
   EXPECT_DOUBLE_EQ(launch_bound.device_median_ms, 0.01);
+  EXPECT_DOUBLE_EQ(launch_bound.device_cost_ms, 0.01);
+  EXPECT_DOUBLE_EQ(device_bound.device_cost_ms, 0.2);
   // Not held, the events already include the dispatch.
   timing_summary not_held = summary_of(0.01, 0.05, false);
   EXPECT_DOUBLE_EQ(not_held.median_ms, 0.01);
@@ -133,6 +135,9 @@ TEST(TimingStats, HeldWorkPastTheTimedStreamIsHiddenButWorkUnderTheHostCallIsPai
   EXPECT_TRUE(sample_set::hidden_work(b));
   EXPECT_NEAR(b.score_ms, 1.2, 1e-9);
   EXPECT_DOUBLE_EQ(b.host_median_ms, 0.1);
+  // The device's side of the cost keeps the hidden work (paired rounds compare it, paired.hpp).
+  EXPECT_NEAR(b.device_cost_ms, 1.2, 1e-9);
+  EXPECT_DOUBLE_EQ(b.device_median_ms, 0.2);
   // Work on another stream that the call waits for on the host: paid as the host's time.
   sample_set waited;
   for (int i = 0; i < 20; ++i) waited.add(make_sample(0.01, 1.02, 1.0, 0.004, true));
