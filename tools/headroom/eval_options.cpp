@@ -47,8 +47,9 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--paired-rounds", o.paired_rounds,
                   "When the host's speed can set the outcome (a call timed with its dispatch, or whose dispatch takes at "
                   "least half its device time), time the candidate and a fresh reference worker again in this many "
-                  "short turns each, one after the other on one CPU, and report the median of the rounds' ratios "
-                  "(default 6; 0: never)")
+                  "short turns each, one after the other on one CPU, alternating which goes first. Held turns compare "
+                  "each side's median device cost and least host time; turns timed with their dispatch, the geometric "
+                  "mean of the two orders' median ratios (default 6; 0: never)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
   sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");

@@ -55,7 +55,7 @@ struct eval_options {
   // Paired rounds (docs/eval.md): when either side's cost follows the host (timed with its
   // dispatch, or its host time at least half its device time), the candidate and a fresh reference
   // worker are timed again in this many short turns each, one after the other on one CPU; the
-  // speedup is the median of the rounds' ratios. 0: never.
+  // speedup then comes from the rounds (paired.hpp). 0: never.
   int paired_rounds = 6;
   int min_samples = 10;
   int max_samples = 2000;
