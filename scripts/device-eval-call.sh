@@ -7,6 +7,8 @@
 #               repository) with each problem's own Model as the candidate, and audits it, within
 #               KB_SECONDS (KB_DIR continues an earlier call's store and audit). After the call, here:
 #               scripts/kb-collect <files_at>/results.tgz puts its store into .deps/kb-prev for the next.
+# REPEAT_SECONDS bounds the repeat part (default 600): keep it under the call's limit, since the
+# archive of $OUT is made at the end (a call cut short brings back only a few loose files).
 # PART=probe  small experiments (PROBES: first-call, placement, host-time; see run_probe).
 # PART is a list: PART="suite repeat kb" does all three in one call. Everything lands in $OUT.
 # BACKGROUND lists the parts that run one after another in the background, beside the others
@@ -43,7 +45,7 @@ run_repeat() {
      gate=""; [[ $mode == host-function ]] && gate=host-function
      mkdir -p "$OUT/samples-$mode"
      HEADROOM_EVAL_SAMPLES_TO=$OUT/samples-$mode HEADROOM_EVAL_HOLD=$gate DEVICE=${REPEAT_DEVICE:-cuda} EVAL_ARGS="$args ${REPEAT_ARGS:-}" KEEP="$OUT/repeat-$mode" \
-       timeout 600 bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
+       timeout ${REPEAT_SECONDS:-600} bench/eval_repeatability.sh "$B" "${REPEAT:-5}"
    done >"$OUT/repeat.md" 2>&1
    python3 bench/sample_log_report.py "$OUT"/samples-* >>"$OUT/repeat.md" 2>&1
    echo "repeat done at $(( $(date +%s) - t0 )) s" >>"$OUT/repeat.md")
