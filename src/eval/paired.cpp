@@ -68,14 +68,15 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
                              : "no rounds";
     return p;
   }
-  // The side that goes second can be slower by itself (on the 2-core CPU machine, by ~30%: the
-  // first side's threads still spinning): the two orders' medians, combined geometrically, cancel
-  // that, and each median still outlasts a turn or two in a spell of slow host.
   if (sides) {
+    // Each side: its median device cost, or its least host time where that is longer (paired.hpp).
     auto cost = [&](int k) { return std::max(median_of(device[k]), *std::min_element(host[k].begin(), host[k].end())); };
     p.speedup = cost(1) / cost(0);
     p.by_sides = true;
   } else {
+    // The side that goes second can be slower by itself (on the 2-core CPU machine, by ~30%: the
+    // first side's threads still spinning): the two orders' medians, combined geometrically, cancel
+    // that, and each median still outlasts a turn or two in a spell of slow host.
     const double first = median_of(by_order[0]), second = median_of(by_order[1]);
     p.speedup = by_order[1].empty() ? first : by_order[0].empty() ? second : std::sqrt(first * second);
   }
