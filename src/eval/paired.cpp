@@ -1,6 +1,11 @@
 #include "paired.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <cmath>
@@ -85,13 +90,27 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
   return p;
 }
 
-int paired_cpu() {
+cpu_claim cpu_claim::take() {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-  for (int c = CPU_SETSIZE - 1; c >= 0; --c)
-    if (CPU_ISSET(c, &allowed)) return c;
-  return -1;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return {-1, -1};
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = tmp && *tmp ? tmp : "/tmp";
+  int last = -1;
+  for (int c = CPU_SETSIZE - 1; c >= 0; --c) {
+    if (!CPU_ISSET(c, &allowed)) continue;
+    if (last < 0) last = c;
+    const std::string path = fmt::format("{}/headroom-cpu-{}.lock", dir, c);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return {last, -1};  // no lock files here: no claims, the last CPU as before
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return {c, fd};
+    ::close(fd);
+  }
+  return {last, -1};
+}
+
+cpu_claim::~cpu_claim() {
+  if (fd_ >= 0) ::close(fd_);  // closing the file releases its lock
 }
 
 std::string paired_reference_label(const problem_spec& problem) { return reference_label(problem) + "-paired"; }
@@ -104,7 +123,8 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   eval_options turn = o;
   const int rounds = std::max(1, o.paired_rounds);
   turn.max_seconds = std::max(0.1, o.max_seconds / (2.0 * rounds));
-  const int cpu = paired_cpu();
+  const cpu_claim claim = cpu_claim::take();
+  const int cpu = claim.cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // The candidate's worker kept the sets of its timing; a fresh reference worker gets them once.
   const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, nullptr) + pin;

@@ -1,7 +1,7 @@
 #pragma once
 // Paired rounds (docs/eval.md, "Paired rounds"): when the host's speed can set a comparison's
 // outcome, the candidate and a fresh reference worker are timed again in short turns, one after the
-// other on one CPU, and the speedup comes from those turns (held: each side's cost over its turns;
+// other on one claimed CPU, and the speedup comes from those turns (held: each side's cost over its turns;
 // with dispatch: the rounds' ratios, each order's median). Internal to src/eval (candidate.cpp).
 //
 // Why: a speedup compares costs measured in two processes at two moments. On the H200 machine (a
@@ -69,8 +69,26 @@ struct paired_result {
 using turn_function = std::function<std::optional<paired_turn>()>;
 paired_result run_paired_rounds(int rounds, const turn_function& candidate, const turn_function& reference);
 
-// The CPU paired rounds pin both workers' timed calls to: the last one this process may run on.
-int paired_cpu();
+// The CPU paired rounds pin both workers' timed calls to, claimed for as long as this object lives:
+// the last one this process may run on that no other claim holds. Claims are locks on files named
+// headroom-cpu-<n>.lock in $TMPDIR (or /tmp), so two headroom processes on one machine (one per
+// GPU, say) time on two CPUs instead of sharing one. When every CPU is claimed, or the lock files
+// cannot be made, the last CPU is used unclaimed, as before claims existed.
+class cpu_claim {
+ public:
+  static cpu_claim take();
+  cpu_claim(cpu_claim&& other) noexcept : cpu_(other.cpu_), fd_(other.fd_) { other.fd_ = -1; }
+  cpu_claim& operator=(cpu_claim&&) = delete;
+  cpu_claim(const cpu_claim&) = delete;
+  ~cpu_claim();
+  int cpu() const { return cpu_; }    // -1: none could be chosen (no pinning)
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  cpu_claim(int cpu, int fd) : cpu_(cpu), fd_(fd) {}
+  int cpu_ = -1;
+  int fd_ = -1;
+};
 
 // The label of the second reference worker paired rounds start (its log file's name).
 std::string paired_reference_label(const problem_spec& problem);

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include <string>
 #include <vector>
@@ -226,13 +228,60 @@ TEST(PairedRounds, ARoundTimedHeldOnOneSideOnlyGivesNoRatio) {
   EXPECT_EQ(both.mismatched, 0);
 }
 
-TEST(PairedRounds, PinsToACpuThisProcessMayUse) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
-  int cpu = paired_cpu();
-  ASSERT_GE(cpu, 0);
-  EXPECT_TRUE(CPU_ISSET(cpu, &allowed));
+// Claims lock files in $TMPDIR: each test points it at a folder of its own.
+class CpuClaims : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* before = std::getenv("TMPDIR");
+    if (before) saved_ = before;
+    had_ = before != nullptr;
+    char dir[] = "/tmp/headroom-claims-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    setenv("TMPDIR", dir_.c_str(), 1);
+    CPU_ZERO(&allowed_);
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed_, &allowed_), 0);
+  }
+  void TearDown() override {
+    if (had_) setenv("TMPDIR", saved_.c_str(), 1); else unsetenv("TMPDIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::string dir_, saved_;
+  bool had_ = false;
+  cpu_set_t allowed_;
+};
+
+TEST_F(CpuClaims, PinToACpuThisProcessMayUse) {
+  cpu_claim claim = cpu_claim::take();
+  ASSERT_GE(claim.cpu(), 0);
+  EXPECT_TRUE(CPU_ISSET(claim.cpu(), &allowed_));
+  EXPECT_TRUE(claim.held());
+}
+
+// Two headroom processes timing at once (one per GPU) must not pin to the same CPU. A lock on a
+// file opened twice conflicts within one process as it does between two, so two claims here stand
+// for two processes.
+TEST_F(CpuClaims, TwoAtOnceTakeTwoCpusAndAReleasedOneIsTakenAgain) {
+  if (CPU_COUNT(&allowed_) < 2) GTEST_SKIP() << "one CPU: nothing to choose between";
+  int first_cpu = -1;
+  {
+    cpu_claim first = cpu_claim::take();
+    cpu_claim second = cpu_claim::take();
+    ASSERT_TRUE(first.held());
+    ASSERT_TRUE(second.held());
+    EXPECT_NE(first.cpu(), second.cpu());
+    EXPECT_GT(first.cpu(), second.cpu());  // the last CPU first
+    first_cpu = first.cpu();
+  }
+  EXPECT_EQ(cpu_claim::take().cpu(), first_cpu);
+}
+
+TEST_F(CpuClaims, WithoutLockFilesTheLastCpuIsUsedUnclaimed) {
+  setenv("TMPDIR", (dir_ + "/missing").c_str(), 1);
+  cpu_claim claim = cpu_claim::take();
+  EXPECT_FALSE(claim.held());
+  ASSERT_GE(claim.cpu(), 0);
+  for (int c = claim.cpu() + 1; c < CPU_SETSIZE; ++c) EXPECT_FALSE(CPU_ISSET(c, &allowed_)) << c;
 }
 
 }  // namespace
