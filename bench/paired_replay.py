@@ -12,6 +12,8 @@ started after it (request 0 its uncounted warm-up turn, 1..N its turns), and com
   sides   each side costs the larger of the median over its turns of their device medians and
           the least of its turns' host medians (session 11, for held turns)
   device  the device medians alone (what neither host term adds: the floor of the comparison)
+  harness what the harness now takes: sides when every turn was held, else ratios (logs from
+          session 11 on, whose samples say whether they were held)
 
 For a problem evaluated against itself every figure should be 1. The last lines count, per
 estimate, how many evaluations fell within 1.00 +- 0.02.
@@ -32,7 +34,7 @@ def turns_of(path):
     """{request: {"device": [...], "host": [...], "checked": n, "began": s}} of one worker."""
     requests = {}
     for r in rows_of(path):
-        q = requests.setdefault(r["request"], {"device": [], "host": [], "checked": 0, "began": None})
+        q = requests.setdefault(r["request"], {"device": [], "host": [], "checked": 0, "began": None, "held": []})
         if r["sample"] < 0:
             continue
         if q["began"] is None:
@@ -41,6 +43,7 @@ def turns_of(path):
         if not r["warm"]:
             q["device"].append(r["event"])
             q["host"].append(r["host"])
+            q["held"].append(r["held"])
     return {k: v for k, v in requests.items() if v["device"]}
 
 
@@ -69,9 +72,16 @@ def estimates(candidate, reference):
     first, second = ratios[0::2], ratios[1::2]
     side = lambda turns: max(med([med(t["device"]) for t in turns]), min(med(t["host"]) for t in turns))
     device = lambda turns: med([med(t["device"]) for t in turns])
-    return {"ratios": math.sqrt(med(first) * med(second)) if second else med(first),
-            "sides": side(reference) / side(candidate),
-            "device": device(reference) / device(candidate)}, ratios
+    # What the harness does (paired.hpp): the sides' costs when every turn was held. Logs before
+    # session 11's held column cannot say; then both are shown.
+    held = [h for t in candidate + reference for h in t["held"]]
+    known = bool(held) and None not in held
+    out = {"ratios": math.sqrt(med(first) * med(second)) if second else med(first),
+           "sides": side(reference) / side(candidate),
+           "device": device(reference) / device(candidate)}
+    if known:
+        out["harness"] = out["sides"] if all(held) else out["ratios"]
+    return out, ratios
 
 
 def main(folders):

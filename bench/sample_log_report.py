@@ -25,7 +25,8 @@ def rows_of(path):
         rows.append({"request": int(f[0]), "sample": int(f[1]), "event": float(f[3]), "host": float(f[4]),
                      "warm": f[6] == "1", "cpu": int(f[8]) if len(f) > 8 else -1,
                      "clock": float(f[9]) if len(f) > 9 else None,
-                     "checked": len(f) > 10 and f[10] == "1"})
+                     "checked": len(f) > 10 and f[10] == "1",
+                     "held": f[11] == "1" if len(f) > 11 else None})
     return rows
 
 

@@ -675,9 +675,9 @@ class worker {
         check = checked.empty() || (checked_bytes < check_budget && std::uniform_real_distribution<>(0, 1)(rng) < p);
       }
       if (sample_log_)
-        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\t{:.3f}\t{}\n", time_requests_, i,
+        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\t{:.3f}\t{}\t{}\n", time_requests_, i,
                    host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu(),
-                   host_ms() / 1000, check ? 1 : 0);
+                   host_ms() / 1000, check ? 1 : 0, t.held ? 1 : 0);
       if (check) {
         py_ref list(PyList_New(0));
         if (PyTuple_Check(result.get()) || PyList_Check(result.get())) {
@@ -768,7 +768,8 @@ class worker {
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
   // ms, warm-up, SM MHz, the CPU the worker ran on after the sample, seconds on the machine's
-  // monotonic clock, 1 when the sample's outputs were read back to be checked; sample -1 is a
+  // monotonic clock, 1 when the sample's outputs were read back to be checked, 1 when its launches
+  // were held (session 11 on); sample -1 is a
   // fixed bit of Python timed before the request's samples and -2 after them, its median in the
   // host column), to see when in a run slow samples come, whether
   // the processes of a run were slow at the same time, and whether a slow process's host time goes
