@@ -62,10 +62,10 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
     p.ratios.push_back(ref->ms / c->ms);
     by_order[r % 2].push_back(p.ratios.back());
     sides = sides && c->held && c->device_ms > 0 && ref->device_ms > 0;
-    for (const auto& [k, t] : {std::pair{0, *c}, std::pair{1, *ref}}) {
-      device[k].push_back(t.device_ms);
-      host[k].push_back(t.host_ms);
-    }
+    device[0].push_back(c->device_ms);
+    host[0].push_back(c->host_ms);
+    device[1].push_back(ref->device_ms);
+    host[1].push_back(ref->host_ms);
   }
   if (p.candidate_failed || !p.error.empty() || p.ratios.empty()) {
     if (!p.candidate_failed && p.error.empty())
