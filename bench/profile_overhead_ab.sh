@@ -10,7 +10,9 @@
 #   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
 #   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
 #   PROFILERS="headroom headroom-all=--api+all headroom-nodriver=--kinds+kernel,runtime" ...
-#     (a headroom-NAME=ARGS entry passes ARGS, '+' for spaces, to `headroom profile`: which setting costs)
+#     (a headroom-NAME=ARGS entry passes ARGS, '+' for spaces, to `headroom profile`: which setting costs;
+#      words of ARGS shaped VAR=VALUE go into the environment instead, for the injection library's
+#      variables that have no flag: headroom-cz=HEADROOM_PROFILE_ZEROING=cupti)
 #
 # Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded
 # steps over the median of its unrecorded ones, less one (the first step of every block left out on
@@ -38,13 +40,17 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
   for w in $workloads; do
     for ((r = 1; r <= reps; r++)); do
       for entry in ${PROFILERS:-headroom torch}; do
-        p=${entry%%=*} extra=(); [[ $entry == *=* ]] && IFS=+ read -ra extra <<<"${entry#*=}"
+        p=${entry%%=*} words=() extra=() vars=()
+        [[ $entry == *=* ]] && IFS=+ read -ra words <<<"${entry#*=}"
+        for word in ${words[@]+"${words[@]}"}; do
+          if [[ $word =~ ^[A-Z_][A-Z0-9_]*= ]]; then vars+=("$word"); else extra+=("$word"); fi
+        done
         base=$work/$w.$p.$r
         recorder=torch; [[ $p == headroom* ]] && recorder=headroom
         # shellcheck disable=SC2086
         args=(${script[$w]} --ab "${block[$w]}" --ab-profiler "$recorder" --steps "${steps[$w]}" --summary "$base.json")
         if [[ $recorder == headroom ]]; then
-          timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi ${extra[@]+"${extra[@]}"} -o "$base.sqlite" -- python3 "${args[@]}"
+          env ${vars[@]+"${vars[@]}"} timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi ${extra[@]+"${extra[@]}"} -o "$base.sqlite" -- python3 "${args[@]}"
         else
           timeout "$run_timeout" python3 "${args[@]}"
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "activity_buffers.hpp"
 #include "cupti_convert.hpp"
 #include "headroom/trace/event_stream.hpp"
 
@@ -36,6 +37,9 @@ constexpr std::string_view pool_warning =
 // The flush thread wakes this often to notice a stop or a fatal signal; it calls into CUPTI only
 // once per flush period.
 constexpr auto flusher_tick = std::chrono::milliseconds(20);
+// Buffers the flush thread makes at its start (more are made on demand, up to the pool's bound):
+// one being filled and one to take over when the flush hands the first back.
+constexpr std::size_t prepared_buffers = 2;
 // How long a fatal signal waits for the flush thread before the process dies as it would have.
 constexpr int signal_flush_wait_ms = 2000;
 
@@ -64,10 +68,7 @@ struct session {
   std::uint32_t capture_ranges = 0;
   bool capture_failure_logged = false;
 
-  std::mutex pool_mutex;
-  std::vector<std::uint8_t*> free_buffers;
-  std::size_t buffers_made = 0;
-  std::atomic<std::uint64_t> refusals{0};
+  std::unique_ptr<activity_buffer_pool> pool;
   std::atomic<bool> refusing{false};  // set once the stream is closed
 
   std::thread flusher;
@@ -101,7 +102,7 @@ std::string_view callback_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbi
 
 // Records the pool's refusals since the last report. Caller holds convert_mutex.
 void report_refusals_locked(session& s) {
-  const auto refusals = s.refusals.load(std::memory_order_relaxed);
+  const auto refusals = s.pool->refusals();
   if (refusals == s.refusals_reported) return;
   if (s.refusals_reported == 0) {
     log_line("the activity buffer pool (%zu MB) is exhausted; records are being dropped",
@@ -129,21 +130,10 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
   *max_records = 0;  // as many as fit
   session* s = g_session;
   if (!owned_here(s) || s->refusing.load(std::memory_order_acquire)) return;
-  std::lock_guard lock(s->pool_mutex);
-  if (!s->free_buffers.empty()) {
-    *buffer = s->free_buffers.back();
-    s->free_buffers.pop_back();
-  } else if (s->buffers_made < s->settings.buffer_count()) {
-    // malloc's alignment (16) covers the 8 bytes CUPTI requires.
-    *buffer = static_cast<std::uint8_t*>(std::malloc(s->settings.buffer_bytes));
-    if (*buffer != nullptr) ++s->buffers_made;
-  }
-  if (*buffer != nullptr) {
-    *size = s->settings.buffer_bytes;
-  } else {
-    // No buffer: CUPTI drops records and counts them (cuptiActivityGetNumDroppedRecords).
-    s->refusals.fetch_add(1, std::memory_order_relaxed);
-  }
+  // None left: CUPTI drops records and counts them (cuptiActivityGetNumDroppedRecords); the pool
+  // counts the refusal.
+  *buffer = s->pool->take();
+  if (*buffer != nullptr) *size = s->pool->buffer_bytes();
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
@@ -175,12 +165,10 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
       // Only a failed lock or allocation lands here; the buffer goes back to the pool regardless.
     }
   }
-  if (buffer == nullptr) return;
   try {
-    std::lock_guard lock(s->pool_mutex);
-    s->free_buffers.push_back(buffer);
+    s->pool->give_back(buffer);
   } catch (...) {
-    std::free(buffer);
+    // A failed lock: the buffer is lost to the pool, never freed while CUPTI might hold it.
   }
 }
 
@@ -200,6 +188,11 @@ void flush_now(session& s, std::uint32_t flag) {
 // until exit (profiling_anchors.md 1.2); a periodic FlushAll bounds what a kill can lose.
 void flush_loop(session* s) {
   s->flusher_tid.store(current_tid());
+  // The first buffers are made here, their pages touched off the program's threads.
+  try {
+    s->pool->prepare(prepared_buffers);
+  } catch (...) {
+  }
   auto next = std::chrono::steady_clock::now() + s->settings.flush_period;
   std::unique_lock lock(s->flusher_mutex);
   while (!s->stop_flusher) {
@@ -474,6 +467,8 @@ bool start_session(profile_settings settings) noexcept {
       s.writer->add_warning(problem);
     }
     s.converter = std::make_unique<activity_converter>(*s.writer, callback_name);
+    const bool pool_zeroes = s.settings.zeroing == buffer_zeroing::pool;
+    s.pool = std::make_unique<activity_buffer_pool>(s.settings.buffer_bytes, s.settings.buffer_count(), pool_zeroes);
     g_session = owned.release();
 
     // A child forked without exec shares our file descriptor; it must never write to it.
@@ -506,6 +501,13 @@ bool start_session(profile_settings settings) noexcept {
                                              CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
     }
 
+    if (pool_zeroes) {
+      // Our buffers come zeroed (activity_buffers.hpp): CUPTI need not clear each one on the thread
+      // that asks for it. If CUPTI refuses the attribute it clears them itself, as before.
+      std::uint8_t zeroed = 1;
+      std::size_t size = sizeof zeroed;
+      HEADROOM_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed));
+    }
     if (!HEADROOM_CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) {
       other_client(s);
       return false;

@@ -103,6 +103,16 @@ profile_settings settings_from_env(const env_lookup& env) {
     }
   }
 
+  if (const char* text = env("HEADROOM_PROFILE_ZEROING")) {
+    const auto zeroing = lower(trim(text));
+    if (zeroing == "cupti") {
+      s.zeroing = buffer_zeroing::cupti;
+    } else if (!zeroing.empty() && zeroing != "pool") {
+      s.problems.push_back(fmt::format("HEADROOM_PROFILE_ZEROING='{}' is not 'pool' or 'cupti'; the pool clears "
+                                       "the buffers", text));
+    }
+  }
+
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);
     if (!ms || *ms <= 0) {

@@ -40,6 +40,11 @@ enum class capture_range { whole, profiler_api };
 // training it took the in-process overhead from +6.8% to +2.1%, bench/RESULTS.md), or every one.
 enum class api_calls { all, launches };
 
+// Who clears CUPTI's activity buffers (HEADROOM_PROFILE_ZEROING): our pool, when a buffer comes
+// back, off the program's threads (the default, activity_buffers.hpp), or CUPTI itself each time
+// it takes one, on whichever thread asked (CUPTI's default; kept for the A/B that measures it).
+enum class buffer_zeroing { pool, cupti };
+
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
@@ -48,6 +53,7 @@ struct profile_settings {
   std::chrono::milliseconds flush_period{500};
   std::size_t buffer_pool_bytes = std::size_t{64} << 20;
   std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer
+  buffer_zeroing zeroing = buffer_zeroing::pool;
   std::int32_t rank = -1;
   std::vector<std::string> problems;  // values that were ignored, and why
 

@@ -4,6 +4,12 @@ if(HEADROOM_HAVE_CUDA)
   target_link_libraries(cupti_convert_test PRIVATE headroom_cupti_convert)
 endif()
 
+# The pool of CUPTI's activity buffers: bounded, zeroed before reuse (owner: cupti).
+if(HEADROOM_HAVE_CUDA)
+  headroom_cpu_test(activity_buffers_test ${CMAKE_CURRENT_LIST_DIR}/cupti/activity_buffers_test.cpp)
+  target_link_libraries(activity_buffers_test PRIVATE headroom_cupti_buffers Threads::Threads)
+endif()
+
 # The HEADROOM_PROFILE_* contract with the launcher, and the injection library's exports (owner: cupti).
 if(HEADROOM_HAVE_CUDA)
   headroom_cpu_test(profile_settings_test ${CMAKE_CURRENT_LIST_DIR}/cupti/profile_settings_test.cpp)

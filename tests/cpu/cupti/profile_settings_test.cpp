@@ -143,6 +143,16 @@ TEST(profile_settings, buffer_pool_is_split_into_cupti_buffers) {
   EXPECT_EQ(bad.problems.size(), 1u);
 }
 
+TEST(profile_settings, the_pool_clears_buffers_unless_cupti_is_asked_to) {
+  EXPECT_EQ(from({}).zeroing, buffer_zeroing::pool);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_ZEROING", " CUPTI "}}).zeroing, buffer_zeroing::cupti);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_ZEROING", "pool"}}).zeroing, buffer_zeroing::pool);
+  const auto bad = from({{"HEADROOM_PROFILE_ZEROING", "never"}});
+  EXPECT_EQ(bad.zeroing, buffer_zeroing::pool);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("'never'"), std::string::npos);
+}
+
 TEST(profile_settings, rank_comes_from_rank_then_local_rank) {
   EXPECT_EQ(from({}).rank, -1);
   EXPECT_EQ(from({{"RANK", "3"}, {"LOCAL_RANK", "1"}}).rank, 3);
