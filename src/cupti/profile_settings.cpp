@@ -49,6 +49,27 @@ std::optional<std::int64_t> parse_integer(std::string_view text) {
   return value;
 }
 
+// A variable that picks one of two values by name (case and surrounding spaces ignored): unset or
+// empty is the usual one; any other text is the usual one too, with a problem line saying what
+// `otherwise` does then.
+template <class T>
+struct named {
+  std::string_view name;
+  T value;
+};
+template <class T>
+T choose(const env_lookup& env, const char* variable, named<T> usual, named<T> other, std::string_view otherwise,
+         std::vector<std::string>& problems) {
+  const char* text = env(variable);
+  if (text == nullptr) return usual.value;
+  const auto value = lower(trim(text));
+  if (value == lower(other.name)) return other.value;
+  if (!value.empty() && value != lower(usual.name)) {
+    problems.push_back(fmt::format("{}='{}' is not '{}' or '{}'; {}", variable, text, usual.name, other.name, otherwise));
+  }
+  return usual.value;
+}
+
 bool has(std::uint32_t kinds, profile_kind k) { return (kinds & static_cast<std::uint32_t>(k)) != 0; }
 
 }  // namespace
@@ -84,34 +105,13 @@ profile_settings settings_from_env(const env_lookup& env) {
   profile_settings s;
   if (const char* dir = env("HEADROOM_PROFILE_DIR"); dir && *dir) s.dir = dir;
   if (const char* kinds = env("HEADROOM_PROFILE_KINDS")) s.kinds = parse_profile_kinds(kinds, s.problems);
-  if (const char* text = env("HEADROOM_PROFILE_API")) {
-    const auto api = lower(trim(text));
-    if (api == "all") {
-      s.api = api_calls::all;
-    } else if (!api.empty() && api != "launches") {
-      s.problems.push_back(
-          fmt::format("HEADROOM_PROFILE_API='{}' is not 'launches' or 'all'; leaving out the query calls", text));
-    }
-  }
-  if (const char* text = env("HEADROOM_PROFILE_CAPTURE")) {
-    const auto capture = lower(trim(text));
-    if (capture == "cudaprofilerapi") {
-      s.capture = capture_range::profiler_api;
-    } else if (!capture.empty() && capture != "whole") {
-      s.problems.push_back(fmt::format("HEADROOM_PROFILE_CAPTURE='{}' is not 'whole' or 'cudaProfilerApi'; "
-                                       "recording the whole process", text));
-    }
-  }
-
-  if (const char* text = env("HEADROOM_PROFILE_ZEROING")) {
-    const auto zeroing = lower(trim(text));
-    if (zeroing == "cupti") {
-      s.zeroing = buffer_zeroing::cupti;
-    } else if (!zeroing.empty() && zeroing != "pool") {
-      s.problems.push_back(fmt::format("HEADROOM_PROFILE_ZEROING='{}' is not 'pool' or 'cupti'; the pool clears "
-                                       "the buffers", text));
-    }
-  }
+  s.api = choose<api_calls>(env, "HEADROOM_PROFILE_API", {"launches", api_calls::launches},
+                            {"all", api_calls::all}, "leaving out the query calls", s.problems);
+  s.capture = choose<capture_range>(env, "HEADROOM_PROFILE_CAPTURE", {"whole", capture_range::whole},
+                                    {"cudaProfilerApi", capture_range::profiler_api}, "recording the whole process",
+                                    s.problems);
+  s.zeroing = choose<buffer_zeroing>(env, "HEADROOM_PROFILE_ZEROING", {"pool", buffer_zeroing::pool},
+                                     {"cupti", buffer_zeroing::cupti}, "the pool clears the buffers", s.problems);
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);
