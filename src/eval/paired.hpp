@@ -2,7 +2,7 @@
 // Paired rounds (docs/eval.md, "Paired rounds"): when the host's speed can set a comparison's
 // outcome, the candidate and a fresh reference worker are timed again in short turns, one after the
 // other on one claimed CPU, and the speedup comes from those turns (held: each side's cost over its turns;
-// with dispatch: the rounds' ratios, each order's median). Internal to src/eval (candidate.cpp).
+// with dispatch: the rounds' ratios, each order's median). Internal to src/eval (candidate_timing.cpp).
 //
 // Why: a speedup compares costs measured in two processes at two moments. On the H200 machine (a
 // virtual machine) the host ran 1.5-3.5x slower in spells of a tenth of a second to seconds, with
