@@ -12,11 +12,13 @@
 #   PROFILERS="headroom headroom-all=--api+all headroom-nodriver=--kinds+kernel,runtime" ...
 #     (a headroom-NAME=ARGS entry passes ARGS, '+' for spaces, to `headroom profile`: which setting costs;
 #      words of ARGS shaped VAR=VALUE go into the environment instead, for the injection library's
-#      variables that have no flag: headroom-cz=HEADROOM_PROFILE_ZEROING=cupti)
+#      variables that have no flag: headroom-cz=HEADROOM_PROFILE_ZEROING=cupti; a torch-NAME=VAR=VALUE
+#      entry runs torch.profiler with those variables: torch-td=TEARDOWN_CUPTI=1)
 #
 # Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded
 # steps over the median of its unrecorded ones, less one (the first step of every block left out on
-# both sides). Writes $OUT/profile_overhead_ab/<workload>.<profiler>.<rep>.{json,log} and prints a
+# both sides). A second table gives what recording leaves behind: the unrecorded blocks against the
+# one block timed before anything was recorded, and the host time of a step against its wall clock. Writes $OUT/profile_overhead_ab/<workload>.<profiler>.<rep>.{json,log} and prints a
 # Markdown table (the median over processes). PROFILERS="headroom" and PROFILERS="torch" can run as
 # two lanes on two GPUs (CUDA_VISIBLE_DEVICES) into the same OUT; TABLE_ONLY=1 then prints the table.
 set -uo pipefail
@@ -52,7 +54,7 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
         if [[ $recorder == headroom ]]; then
           env ${vars[@]+"${vars[@]}"} timeout "$run_timeout" "$headroom" profile --capture-range cudaProfilerApi ${extra[@]+"${extra[@]}"} -o "$base.sqlite" -- python3 "${args[@]}"
         else
-          timeout "$run_timeout" python3 "${args[@]}"
+          env ${vars[@]+"${vars[@]}"} timeout "$run_timeout" python3 "${args[@]}"
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
         grep -h "overhead=\|headroom: [0-9]* process" "$base.log" | sed "s/^/   [$w $p $r] /" >&2
         [[ ${KEEP_STORES:-0} == 1 ]] || rm -f "$base.sqlite"
@@ -95,4 +97,14 @@ for p, ms in medians.items():
         print(f"\nmedian {p} overhead over {len(ms)} workloads: {statistics.median(ms):+.2f}%" +
               (" (target <= 0.5%, and no worse than torch.profiler)" if p == "headroom" else ""))
 print("(in-process A/B: recorded vs unrecorded blocks of steps; the first step of each block left out)")
+print("\n| workload | profiler | unrecorded after recording vs before any, per process | host ms / step ms |")
+print("| --- | --- | --- | --- |")
+for w in workloads:
+    for p in labels:
+        rs = [r for r in runs(w, p) if "ab_after_recording_pct" in r]
+        if rs:
+            host = statistics.median(statistics.median(r["host_seconds"]) for r in rs) * 1e3
+            step = statistics.median(r["ab_off_median_seconds"] for r in rs) * 1e3
+            after = " ".join(f"{r['ab_after_recording_pct']:+.2f}%" for r in rs)
+            print(f"| {w} | {p} | {after} | {host:.3f} / {step:.3f} |")
 PY

@@ -23,8 +23,12 @@ differ by several percent on their own). The recorder is --ab-profiler:
             run under `headroom profile --capture-range cudaProfilerApi`
   torch     a torch.profiler session (CUDA activity only) around each recorded block
 The first step of every block is left out of both medians (it carries the switch), and one recorded
-block runs during warm-up, so one-time start-up costs fall outside the timed steps. The summary gets
-"recorded" (per step), "ab_off_median_seconds", "ab_on_median_seconds" and "ab_overhead_pct".
+block runs during warm-up, so one-time start-up costs fall outside the timed steps. Before that
+block, one block of K steps runs before anything was ever recorded: "ab_after_recording_pct" is the
+unrecorded blocks' median against it, the cost a recorder leaves behind when it stops. The summary
+gets "recorded" (per step), "ab_off_median_seconds", "ab_on_median_seconds", "ab_overhead_pct",
+"ab_pristine_median_seconds", "ab_after_recording_pct" and "host_seconds" (each timed step's time
+until step() returned, before the synchronisation: near the step time, launches pace the step).
 """
 import argparse
 import json
@@ -55,20 +59,30 @@ def parse_args(add_workload_args):
 
 
 def timed_step(step, n):
-    """Runs step n inside an NVTX range "ProfilerStep#n"; its wall clock up to the device's end."""
+    """Runs step n inside an NVTX range "ProfilerStep#n" (n None: no range, and its host time is not
+    kept); its wall clock up to the device's end."""
     # headroom's trace records NVTX, not torch.profiler's markers: a range named as torch names
     # step N lets `headroom analyze` window it on the timed steps, as it windows torch's traces.
     # Warm-up steps stay unmarked, since torch's traces do not hold them either.
-    nvtx = torch.cuda.is_available()
+    nvtx = n is not None and torch.cuda.is_available()
     if nvtx:
         torch.cuda.nvtx.range_push(f"ProfilerStep#{n}")
     t0 = time.perf_counter()
     step()
+    issued = time.perf_counter() - t0
     torch.cuda.synchronize()
     elapsed = time.perf_counter() - t0
     if nvtx:
         torch.cuda.nvtx.range_pop()
+    if n is not None:
+        _host_seconds.append(issued)
     return elapsed
+
+
+# Each timed step's host time: from its start until step() returned, before the synchronisation.
+# Close to the step's wall clock, the step is host-bound (launches pace it, and a recorder's cost per
+# launch lands on the wall clock); far below it, the device paces it.
+_host_seconds = []
 
 
 def run(build, add_workload_args=lambda p: None):
@@ -115,7 +129,7 @@ def run(build, add_workload_args=lambda p: None):
     if args.summary:
         with open(args.summary, "w") as f:
             json.dump({"workload": description, "mode": args.mode, "profile": args.profile,
-                       "step_seconds": times, "median_seconds": med,
+                       "step_seconds": times, "host_seconds": _host_seconds, "median_seconds": med,
                        "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)
 
 
@@ -145,6 +159,10 @@ class _Recorder:
 
 def run_ab(args, step, description):
     recorder = _Recorder(args.ab_profiler)
+    # One block before anything was ever recorded: a recorder that leaves the process slower after it
+    # stops (CUPTI attached but idle) shows as "ab_after_recording_pct", the unrecorded blocks'
+    # median against this one's.
+    pristine = [timed_step(step, None) for _ in range(args.ab)][1:]
     # One recorded block during warm-up: CUPTI's and the recorder's start-up stay out of the timing.
     recorder.on()
     for _ in range(args.ab):
@@ -152,6 +170,7 @@ def run_ab(args, step, description):
     torch.cuda.synchronize()
     recorder.off()
     times, recorded = [], []
+    _host_seconds.clear()
     # Blocks in the order off, on, on, off, off, on, ...: a steady drift of step times (clocks,
     # temperature, allocator state) falls on both sides alike instead of favouring the later one.
     blocks = max(4, 4 * round(args.steps / (4 * args.ab)))
@@ -167,11 +186,17 @@ def run_ab(args, step, description):
     settled = lambda want: [t for k, (t, r) in enumerate(zip(times, recorded)) if r == want and k % args.ab != 0]
     off, on = statistics.median(settled(False)), statistics.median(settled(True))
     pct = 100 * (on - off) / off
+    before = statistics.median(pristine) if pristine else off
+    after_pct = 100 * (off - before) / before
+    host = statistics.median(_host_seconds)
     print(f"{description}: mode={args.mode} ab={args.ab} profiler={args.ab_profiler} blocks={blocks} "
-          f"off={off * 1e3:.3f} ms on={on * 1e3:.3f} ms overhead={pct:+.2f}%")
+          f"off={off * 1e3:.3f} ms on={on * 1e3:.3f} ms overhead={pct:+.2f}% "
+          f"before-any-recording={before * 1e3:.3f} ms after-recording={after_pct:+.2f}% host={host * 1e3:.3f} ms")
     if args.summary:
         with open(args.summary, "w") as f:
             json.dump({"workload": description, "mode": args.mode, "profile": f"ab-{args.ab_profiler}",
                        "step_seconds": times, "recorded": recorded, "ab_block": args.ab,
+                       "host_seconds": _host_seconds, "pristine_step_seconds": pristine,
                        "ab_off_median_seconds": off, "ab_on_median_seconds": on, "ab_overhead_pct": pct,
+                       "ab_pristine_median_seconds": before, "ab_after_recording_pct": after_pct,
                        "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)

@@ -508,6 +508,12 @@ bool start_session(profile_settings settings) noexcept {
       std::size_t size = sizeof zeroed;
       HEADROOM_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed));
     }
+    if (s.settings.timestamps == timestamp_memory::pinned) {
+      // Before any context exists (we run inside cuInit), so every context's buffers are pinned.
+      std::uint8_t pinned = 1;
+      std::size_t size = sizeof pinned;
+      HEADROOM_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned));
+    }
     if (!HEADROOM_CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) {
       other_client(s);
       return false;

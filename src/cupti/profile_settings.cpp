@@ -112,6 +112,9 @@ profile_settings settings_from_env(const env_lookup& env) {
                                     s.problems);
   s.zeroing = choose<buffer_zeroing>(env, "HEADROOM_PROFILE_ZEROING", {"pool", buffer_zeroing::pool},
                                      {"cupti", buffer_zeroing::cupti}, "the pool clears the buffers", s.problems);
+  s.timestamps = choose<timestamp_memory>(env, "HEADROOM_PROFILE_TIMESTAMPS", {"device", timestamp_memory::device},
+                                          {"pinned", timestamp_memory::pinned}, "timestamps go to device memory",
+                                          s.problems);
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);

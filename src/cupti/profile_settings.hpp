@@ -45,6 +45,11 @@ enum class api_calls { all, launches };
 // it takes one, on whichever thread asked (CUPTI's default; kept for the A/B that measures it).
 enum class buffer_zeroing { pool, cupti };
 
+// Where the GPU writes the timestamps of kernels, copies and memsets before CUPTI turns them into
+// records (HEADROOM_PROFILE_TIMESTAMPS): device memory (CUPTI's default since CUDA 12.0 Update 1)
+// or page-locked host memory (CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED), for the A/B.
+enum class timestamp_memory { device, pinned };
+
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
@@ -54,6 +59,7 @@ struct profile_settings {
   std::size_t buffer_pool_bytes = std::size_t{64} << 20;
   std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer
   buffer_zeroing zeroing = buffer_zeroing::pool;
+  timestamp_memory timestamps = timestamp_memory::device;
   std::int32_t rank = -1;
   std::vector<std::string> problems;  // values that were ignored, and why
 

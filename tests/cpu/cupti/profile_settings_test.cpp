@@ -153,6 +153,15 @@ TEST(profile_settings, the_pool_clears_buffers_unless_cupti_is_asked_to) {
   EXPECT_NE(bad.problems[0].find("'never'"), std::string::npos);
 }
 
+TEST(profile_settings, timestamps_go_to_device_memory_unless_pinned_host_memory_is_asked_for) {
+  EXPECT_EQ(from({}).timestamps, timestamp_memory::device);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_TIMESTAMPS", "Pinned"}}).timestamps, timestamp_memory::pinned);
+  const auto bad = from({{"HEADROOM_PROFILE_TIMESTAMPS", "host"}});
+  EXPECT_EQ(bad.timestamps, timestamp_memory::device);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_TIMESTAMPS='host'"), std::string::npos);
+}
+
 TEST(profile_settings, rank_comes_from_rank_then_local_rank) {
   EXPECT_EQ(from({}).rank, -1);
   EXPECT_EQ(from({{"RANK", "3"}, {"LOCAL_RANK", "1"}}).rank, 3);
