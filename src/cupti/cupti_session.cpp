@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "activity_buffers.hpp"
+#include "api_call_log.hpp"
 #include "cupti_convert.hpp"
 #include "headroom/trace/event_stream.hpp"
 
@@ -33,6 +34,11 @@ constexpr std::string_view dropped_warning =
     "CUPTI dropped activity records: no buffer space (raise HEADROOM_PROFILE_BUFFER_MB)";
 constexpr std::string_view pool_warning =
     "the activity buffer pool was exhausted; CUPTI was refused a buffer and dropped what it could not store";
+constexpr std::string_view api_drop_warning =
+    "API calls were dropped: a thread made more calls between two flushes than its ring holds";
+// Calls a thread may make between two flushes (HEADROOM_PROFILE_API_RECORDS=callback): 64 Ki calls
+// of 40 bytes, 2.5 MiB a calling thread; the busiest workloads make about 20,000 a second.
+constexpr std::size_t api_ring_records = std::size_t{1} << 16;
 
 // The flush thread wakes this often to notice a stop or a fatal signal; it calls into CUPTI only
 // once per flush period.
@@ -70,6 +76,13 @@ struct session {
 
   std::unique_ptr<activity_buffer_pool> pool;
   std::atomic<bool> refusing{false};  // set once the stream is closed
+
+  // HEADROOM_PROFILE_API_RECORDS=callback: API calls come from on_callback into api_log, for the
+  // callback ids in api_callbacks, while recording_api is set (the whole process, or a capture range).
+  std::unique_ptr<api_call_log> api_log;
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> api_callbacks;
+  std::atomic<bool> recording_api{false};
+  std::uint64_t api_drops_reported = 0;
 
   std::thread flusher;
   std::atomic<long> flusher_tid{0};
@@ -122,6 +135,17 @@ void collect_dropped_locked(session& s, CUcontext context, std::uint32_t stream)
     s.drop_logged = true;
     log_line("CUPTI dropped %zu activity records (buffer space); the trace is incomplete", dropped);
   }
+}
+
+// Converts the API calls our callbacks staged since the last drain. Caller holds convert_mutex.
+void drain_api_calls_locked(session& s) {
+  if (!s.api_log) return;
+  s.api_log->drain([&](const api_record& r) { s.converter->convert(reinterpret_cast<const CUpti_Activity&>(r)); });
+  const auto dropped = s.api_log->dropped();
+  if (dropped == s.api_drops_reported) return;
+  if (s.api_drops_reported == 0) log_line("API calls are being dropped (a thread's ring of %zu calls filled between flushes)", s.api_log->ring_records());
+  s.writer->add_warning(api_drop_warning, dropped - s.api_drops_reported);
+  s.api_drops_reported = dropped;
 }
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
@@ -177,6 +201,7 @@ void flush_now(session& s, std::uint32_t flag) {
   try {
     std::lock_guard lock(s.convert_mutex);
     if (!s.closed) {
+      drain_api_calls_locked(s);
       report_refusals_locked(s);
       s.writer->flush();
     }
@@ -319,6 +344,103 @@ void apply_api_filter(const session& s, CUpti_ActivityKind kind) {
   }
 }
 
+// Callbacks that stay enabled whatever is recorded: the session acts on them.
+bool control_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+  }
+  return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+}
+
+// The callback ids our callbacks record: every named runtime (driver) call when runtime (driver)
+// calls are recorded, less the query calls under --api launches.
+std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> recorded_callbacks(const profile_settings& settings) {
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> ids;
+  const auto add = [&](CUpti_CallbackDomain domain, CUpti_CallbackId size) {
+    for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
+      const auto name = callback_name(domain, cbid);
+      if (name.empty() || (settings.api == api_calls::launches && is_query_api(name))) continue;
+      ids.emplace_back(domain, cbid);
+    }
+  };
+  const auto runtime = static_cast<std::uint32_t>(profile_kind::runtime);
+  const auto driver = static_cast<std::uint32_t>(profile_kind::driver);
+  if (settings.kinds & runtime) add(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  if (settings.kinds & driver) add(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  return ids;
+}
+
+// Runtime calls in progress on this thread, so that the driver calls the runtime makes inside them
+// are left out, as CUPTI's activity records leave them out (a kernel's launch is its runtime call).
+// A recording that stopped between a call's entry and exit would leave the count high: each start
+// of recording begins a new generation, and a thread of an older one starts again from zero.
+std::atomic<std::uint32_t> g_recording_generation{0};
+struct runtime_nesting {
+  std::uint32_t generation = 0;
+  std::uint32_t depth = 0;
+};
+thread_local runtime_nesting t_nesting;
+
+// Our callbacks start (stop) recording API calls. Starting, the callbacks are enabled before the
+// flag is set; stopping, the flag is cleared first: a call is recorded only if its entry was seen.
+void set_api_recording(session& s, bool on) {
+  if (!s.api_log) return;
+  if (!on) s.recording_api.store(false);
+  if (on) g_recording_generation.fetch_add(1);
+  std::size_t failures = 0;
+  for (const auto& [domain, cbid] : s.api_callbacks) {
+    if (!on && control_callback(domain, cbid)) continue;
+    if (cuptiEnableCallback(on ? 1 : 0, s.subscriber, domain, cbid) != CUPTI_SUCCESS) ++failures;
+  }
+  if (failures > 0) log_line("%zu API callbacks could not be %s", failures, on ? "enabled" : "disabled");
+  if (on) s.recording_api.store(true);
+}
+
+std::uint32_t os_thread_id() {
+  thread_local const auto id = static_cast<std::uint32_t>(::syscall(SYS_gettid));
+  return id;
+}
+
+
+// One runtime or driver call, from our callback: its start at entry (kept in CUPTI's per-call
+// correlation data), the record at exit, the same fields as CUPTI's own API record.
+void record_api_call(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
+  if (call.correlationData == nullptr) return;
+  auto& nesting = t_nesting;
+  if (const auto generation = g_recording_generation.load(std::memory_order_relaxed); nesting.generation != generation) {
+    nesting = {generation, 0};
+  }
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (!runtime && nesting.depth > 0) return;  // inside a runtime call: not recorded
+  if (runtime) {
+    if (call.callbackSite == CUPTI_API_ENTER) {
+      ++nesting.depth;
+    } else if (nesting.depth > 0) {
+      --nesting.depth;
+    }
+  }
+  if (call.callbackSite == CUPTI_API_ENTER) {
+    std::uint64_t now = 0;
+    if (s.recording_api.load(std::memory_order_relaxed)) cuptiGetTimestamp(&now);
+    *call.correlationData = now;
+    return;
+  }
+  const std::uint64_t start = *call.correlationData;
+  if (start == 0 || !s.recording_api.load(std::memory_order_relaxed)) return;
+  api_record r{};
+  r.kind = domain == CUPTI_CB_DOMAIN_DRIVER_API ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+  r.cbid = cbid;
+  r.start = start;
+  if (cuptiGetTimestamp(&r.end) != CUPTI_SUCCESS) return;
+  r.processId = static_cast<std::uint32_t>(s.owner);
+  r.threadId = os_thread_id();
+  r.correlationId = call.correlationId;
+  if (call.functionReturnValue != nullptr) r.returnValue = *static_cast<const std::uint32_t*>(call.functionReturnValue);
+  s.api_log->append(r);
+}
+
 // The program's cudaProfilerStart (or cuProfilerStart; the runtime's call may pass through the
 // driver's, so both are idempotent): recording begins.
 void capture_start(session& s) {
@@ -326,6 +448,7 @@ void capture_start(session& s) {
   if (s.capturing) return;
   s.capturing = true;
   ++s.capture_ranges;
+  set_api_recording(s, true);
   for (auto kind : s.capture_kinds) {
     const auto result = cuptiActivityEnable(kind);
     if (result == CUPTI_SUCCESS) {
@@ -347,6 +470,7 @@ void capture_stop(session& s) {
   std::lock_guard lock(s.capture_mutex);
   if (!s.capturing) return;
   s.capturing = false;
+  set_api_recording(s, false);
   for (auto kind : s.capture_enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
   s.capture_enabled.clear();
 }
@@ -355,6 +479,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   session* s = g_session;
   if (!owned_here(s) || data == nullptr) return;
   try {
+    if (s->api_log && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)) {
+      record_api_call(*s, domain, cbid, *static_cast<const CUpti_CallbackData*>(data));
+    }
     if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR) {
       const auto* state = static_cast<const CUpti_StateData*>(data);
       const char* message = state->notification.message ? state->notification.message : "no details";
@@ -368,6 +495,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       // A reset destroys the context and the records CUPTI still holds for it.
       const auto* call = static_cast<const CUpti_CallbackData*>(data);
       if (call->callbackSite == CUPTI_API_ENTER) HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    } else if (s->settings.capture != capture_range::profiler_api) {
+      // Recorded above, if at all: a profiler start or stop means nothing to a whole-process session.
     } else if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
                (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)) {
       // After the call: the start itself is not part of the range.
@@ -382,6 +511,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 // Closes the stream and leaves CUPTI as it was found, for a process that runs unprofiled.
 void abandon(session& s, const char* why) {
+  s.recording_api.store(false);
   for (auto kind : s.enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
   s.enabled.clear();
   {
@@ -508,6 +638,12 @@ bool start_session(profile_settings settings) noexcept {
       std::size_t size = sizeof zeroed;
       HEADROOM_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed));
     }
+    // OS thread ids (gettid) in CUPTI's records, as in ours and as the trace store documents.
+    HEADROOM_CUPTI_TRY(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
+    if (s.settings.api_records == api_recorder::callback) {
+      s.api_callbacks = recorded_callbacks(s.settings);
+      if (!s.api_callbacks.empty()) s.api_log = std::make_unique<api_call_log>(api_ring_records);
+    }
     if (s.settings.timestamps == timestamp_memory::pinned) {
       // Before any context exists (we run inside cuInit), so every context's buffers are pinned.
       std::uint8_t pinned = 1;
@@ -521,6 +657,8 @@ bool start_session(profile_settings settings) noexcept {
     // Kernels in CUDA graphs: with CONCURRENT_KERNEL on and GRAPH_TRACE off (never enabled here),
     // CUPTI records every graph node's kernel, with graphId/graphNodeId set.
     for (auto kind : activity_kinds(s.settings.kinds)) {
+      // Our callbacks record the API calls instead.
+      if (s.api_log && (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER)) continue;
       if (capture_api && kind != CUPTI_ACTIVITY_KIND_DEVICE) {
         s.capture_kinds.push_back(kind);  // enabled by the program's cudaProfilerStart
         continue;
@@ -545,6 +683,7 @@ bool start_session(profile_settings settings) noexcept {
       return false;
     }
 
+    if (!capture_api) set_api_recording(s, true);
     start_flusher(s);
     chain_signal_handlers();
     return true;
@@ -574,6 +713,7 @@ void stop_session() noexcept {
       // FORCED also returns buffers holding records not yet complete (cupti_activity.h).
       HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
       s->refusing.store(true, std::memory_order_release);
+      s->recording_api.store(false);
       std::uint32_t ranges = 0;
       {
         std::lock_guard capture(s->capture_mutex);
@@ -587,6 +727,7 @@ void stop_session() noexcept {
                                            : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)",
                                                          ranges));
       }
+      drain_api_calls_locked(*s);
       collect_dropped_locked(*s, nullptr, 0);
       report_refusals_locked(*s);
       s->converter->finish();

@@ -115,6 +115,9 @@ profile_settings settings_from_env(const env_lookup& env) {
   s.timestamps = choose<timestamp_memory>(env, "HEADROOM_PROFILE_TIMESTAMPS", {"device", timestamp_memory::device},
                                           {"pinned", timestamp_memory::pinned}, "timestamps go to device memory",
                                           s.problems);
+  s.api_records = choose<api_recorder>(env, "HEADROOM_PROFILE_API_RECORDS", {"activity", api_recorder::activity},
+                                       {"callback", api_recorder::callback}, "CUPTI's activity records them",
+                                       s.problems);
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);

@@ -50,6 +50,11 @@ enum class buffer_zeroing { pool, cupti };
 // or page-locked host memory (CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED), for the A/B.
 enum class timestamp_memory { device, pinned };
 
+// Who records the runtime and driver API calls (HEADROOM_PROFILE_API_RECORDS): CUPTI's RUNTIME and
+// DRIVER activity kinds (its own records, in its activity buffers), or our callbacks on the calls
+// that are recorded (api_call_log.hpp: a timestamp at entry and exit, appended to the thread's ring).
+enum class api_recorder { activity, callback };
+
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
@@ -60,6 +65,7 @@ struct profile_settings {
   std::size_t buffer_bytes = std::size_t{8} << 20;  // one CUPTI activity buffer
   buffer_zeroing zeroing = buffer_zeroing::pool;
   timestamp_memory timestamps = timestamp_memory::device;
+  api_recorder api_records = api_recorder::activity;
   std::int32_t rank = -1;
   std::vector<std::string> problems;  // values that were ignored, and why
 

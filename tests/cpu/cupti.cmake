@@ -4,10 +4,13 @@ if(HEADROOM_HAVE_CUDA)
   target_link_libraries(cupti_convert_test PRIVATE headroom_cupti_convert)
 endif()
 
-# The pool of CUPTI's activity buffers: bounded, zeroed before reuse (owner: cupti).
+# The pool of CUPTI's activity buffers (bounded, zeroed before reuse) and the rings of API calls
+# our callbacks record (owner: cupti).
 if(HEADROOM_HAVE_CUDA)
   headroom_cpu_test(activity_buffers_test ${CMAKE_CURRENT_LIST_DIR}/cupti/activity_buffers_test.cpp)
   target_link_libraries(activity_buffers_test PRIVATE headroom_cupti_buffers Threads::Threads)
+  headroom_cpu_test(api_call_log_test ${CMAKE_CURRENT_LIST_DIR}/cupti/api_call_log_test.cpp)
+  target_link_libraries(api_call_log_test PRIVATE headroom_cupti_buffers Threads::Threads)
 endif()
 
 # The HEADROOM_PROFILE_* contract with the launcher, and the injection library's exports (owner: cupti).

@@ -162,6 +162,14 @@ TEST(profile_settings, timestamps_go_to_device_memory_unless_pinned_host_memory_
   EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_TIMESTAMPS='host'"), std::string::npos);
 }
 
+TEST(profile_settings, api_calls_are_cuptis_activity_records_unless_our_callbacks_are_asked_for) {
+  EXPECT_EQ(from({}).api_records, api_recorder::activity);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_API_RECORDS", "callback"}}).api_records, api_recorder::callback);
+  const auto bad = from({{"HEADROOM_PROFILE_API_RECORDS", "both"}});
+  EXPECT_EQ(bad.api_records, api_recorder::activity);
+  EXPECT_EQ(bad.problems.size(), 1u);
+}
+
 TEST(profile_settings, rank_comes_from_rank_then_local_rank) {
   EXPECT_EQ(from({}).rank, -1);
   EXPECT_EQ(from({{"RANK", "3"}, {"LOCAL_RANK", "1"}}).rank, 3);
