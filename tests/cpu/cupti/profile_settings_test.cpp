@@ -80,7 +80,9 @@ TEST(profile_settings, launches_only_leaves_out_queries_and_keeps_every_call_tha
                             "cudaStreamIsCapturing_v10000", "cudaStreamGetCaptureInfo_v2_v11030", "cudaSetDevice",
                             "cudaDeviceGetAttribute", "cudaPointerGetAttributes", "cuCtxGetCurrent", "cuCtxSetCurrent",
                             "cuDeviceGetAttribute", "cuGetProcAddress_v2", "cuPointerGetAttributes",
-                            "cuStreamGetCaptureInfo_v3", "cuKernelGetFunction", "cuLibraryGetKernel"}) {
+                            "cuStreamGetCaptureInfo_v3", "cuKernelGetFunction", "cuLibraryGetKernel",
+                            "cuKernelGetName", "cuKernelGetAttribute", "cuFuncGetName", "cudaFuncGetName",
+                            "cuModuleGetFunction"}) {
     EXPECT_TRUE(is_query_api(query)) << query;
   }
   for (const char* work : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cudaMemcpyAsync_v3020",
@@ -88,7 +90,7 @@ TEST(profile_settings, launches_only_leaves_out_queries_and_keeps_every_call_tha
                            "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaDeviceSynchronize", "cudaGraphLaunch",
                            "cudaStreamQuery", "cudaEventQuery", "cudaMallocAsync", "cudaProfilerStart",
                            "cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyHtoDAsync_v2", "cuStreamSynchronize",
-                           "cuGraphLaunch", "cuMemAlloc_v2", "cuModuleLoadData", "cuEventRecord"}) {
+                           "cuGraphLaunch", "cuMemAlloc_v2", "cuModuleLoadData", "cuLibraryLoadData", "cuEventRecord"}) {
     EXPECT_FALSE(is_query_api(work)) << work;
   }
 }
