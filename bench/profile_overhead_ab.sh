@@ -13,7 +13,8 @@
 #     (a headroom-NAME=ARGS entry passes ARGS, '+' for spaces, to `headroom profile`: which setting costs;
 #      words of ARGS shaped VAR=VALUE go into the environment instead, for the injection library's
 #      variables that have no flag: headroom-cz=HEADROOM_PROFILE_ZEROING=cupti; a torch-NAME=VAR=VALUE
-#      entry runs torch.profiler with those variables: torch-td=TEARDOWN_CUPTI=1)
+#      entry runs torch.profiler with those variables: torch-td=TEARDOWN_CUPTI=1; the entry none runs
+#      the same blocks recording nothing, the control for what the processes differ by on their own)
 #
 # Each (workload, profiler) runs REPS processes; a process's figure is the median of its recorded
 # steps over the median of its unrecorded ones, less one (the first step of every block left out on
@@ -48,7 +49,7 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
           if [[ $word =~ ^[A-Z_][A-Z0-9_]*= ]]; then vars+=("$word"); else extra+=("$word"); fi
         done
         base=$work/$w.$p.$r
-        recorder=torch; [[ $p == headroom* ]] && recorder=headroom
+        recorder=torch; [[ $p == headroom* ]] && recorder=headroom; [[ $p == none ]] && recorder=none
         # shellcheck disable=SC2086
         args=(${script[$w]} --ab "${block[$w]}" --ab-profiler "$recorder" --steps "${steps[$w]}" --summary "$base.json")
         if [[ $recorder == headroom ]]; then

@@ -53,7 +53,8 @@ def parse_args(add_workload_args):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--ab", type=int, default=0, metavar="K",
                    help="alternate blocks of K unrecorded and K recorded timed steps (see the module's help)")
-    p.add_argument("--ab-profiler", choices=["headroom", "torch"], default="headroom")
+    p.add_argument("--ab-profiler", choices=["headroom", "torch", "none"], default="headroom",
+                   help="none: the same blocks with nothing recorded (the control for the A/B's noise)")
     add_workload_args(p)
     return p.parse_args()
 
@@ -143,6 +144,8 @@ class _Recorder:
             sys.exit("--ab-profiler headroom needs `headroom profile --capture-range cudaProfilerApi -- ...`")
 
     def on(self):
+        if self.kind == "none":
+            return
         if self.kind == "headroom":
             torch.cuda.profiler.start()
         else:
@@ -150,6 +153,8 @@ class _Recorder:
             self.prof.start()
 
     def off(self):
+        if self.kind == "none":
+            return
         if self.kind == "headroom":
             torch.cuda.profiler.stop()
         else:
