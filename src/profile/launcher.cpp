@@ -159,13 +159,9 @@ int run_profile(const profile_options& options) {
   if (!options.kinds.empty()) env.emplace_back("HEADROOM_PROFILE_KINDS", options.kinds);
   if (!options.capture.empty()) env.emplace_back("HEADROOM_PROFILE_CAPTURE", options.capture);
   if (!options.api.empty()) env.emplace_back("HEADROOM_PROFILE_API", options.api);
-  if (options.nvtx) {
-    if (auto cupti = find_cupti_library()) {
-      env.emplace_back("NVTX_INJECTION64_PATH", cupti->string());
-    } else {
-      fmt::print(stderr, "headroom: libcupti not found, NVTX ranges will not be recorded (set HEADROOM_CUPTI_LIB)\n");
-    }
-  }
+  // NVTX goes through the injection library to the libcupti it is bound to in the program
+  // (injection.cpp, InitializeInjectionNvtx2), never to a libcupti file named here.
+  if (options.nvtx) env.emplace_back("NVTX_INJECTION64_PATH", inject.string());
 
   const auto child = run_child(options.command, env);
   std::error_code ec;

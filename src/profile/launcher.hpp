@@ -4,7 +4,6 @@
 // launcher itself needs no CUDA: the driver loads the library through CUDA_INJECTION64_PATH.
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +25,6 @@ struct profile_options {
 // The injection library: $HEADROOM_INJECT_LIB, else <dir of this executable>/../lib/libheadroom_inject.so.
 // Throws input_error when neither exists.
 std::filesystem::path find_inject_library();
-
-// libcupti for NVTX injection, first found of: $HEADROOM_CUPTI_LIB; the libcupti this build linked
-// the injection library against; the one the dynamic loader finds for "libcupti.so"; then
-// $CUDA_HOME/lib64, /usr/local/cuda/lib64, /usr/local/cuda/targets/x86_64-linux/lib.
-std::optional<std::filesystem::path> find_cupti_library();
 
 // Checks a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync; throws input_error.
 void check_kinds(const std::string& kinds);

@@ -17,6 +17,8 @@ TEST(inject_library, exports_the_driver_entry_point_and_names_its_libcupti) {
   auto* cupti_path = reinterpret_cast<const char* (*)()>(dlsym(library, "headroom_inject_cupti_path"));
   ASSERT_NE(initialize, nullptr);
   ASSERT_NE(cupti_path, nullptr);
+  // NVTX_INJECTION64_PATH names this library too (docs/profiler.md, NVTX).
+  EXPECT_NE(dlsym(library, "InitializeInjectionNvtx2"), nullptr);
   // Internals stay hidden, so they cannot bind to (or be bound by) the host's symbols.
   EXPECT_EQ(dlsym(library, "_ZN8headroom5cupti13start_sessionENS0_16profile_settingsE"), nullptr);
   EXPECT_EQ(initialize(), 1);  // unprofiled, yet never a failure for the host
