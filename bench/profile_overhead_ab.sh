@@ -24,7 +24,7 @@
 # two lanes on two GPUs (CUDA_VISIBLE_DEVICES) into the same OUT; TABLE_ONLY=1 then prints the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-headroom=$(realpath "${1:-build/device/bin/headroom}")
+headroom=$(realpath -m "${1:-build/device/bin/headroom}")
 reps=${REPS:-2} run_timeout=${RUN_TIMEOUT:-150}
 dest=${OUT:-$(mktemp -d)}
 work=$dest/profile_overhead_ab
@@ -98,8 +98,13 @@ for p, ms in medians.items():
         print(f"\nmedian {p} overhead over {len(ms)} workloads: {statistics.median(ms):+.2f}%" +
               (" (target <= 0.5%, and no worse than torch.profiler)" if p == "headroom" else ""))
 print("(in-process A/B: recorded vs unrecorded blocks of steps; the first step of each block left out)")
-print("\n| workload | profiler | unrecorded after recording vs before any, per process | host ms / step ms |")
-print("| --- | --- | --- | --- |")
+def busiest(r):
+    # The two busiest threads at the end of the run (workloads/common.py, thread_cpu): a recorder's
+    # thread that burns CPU beside the program's shows here.
+    ts = r.get("threads") or []
+    return ", ".join(f"{t['name']} {t['cpu_seconds']:.1f} s" for t in ts[:2]) or "n/a"
+print("\n| workload | profiler | unrecorded after recording vs before any, per process | host ms / step ms | busiest threads (CPU s), per process |")
+print("| --- | --- | --- | --- | --- |")
 for w in workloads:
     for p in labels:
         rs = [r for r in runs(w, p) if "ab_after_recording_pct" in r]
@@ -107,5 +112,6 @@ for w in workloads:
             host = statistics.median(statistics.median(r["host_seconds"]) for r in rs) * 1e3
             step = statistics.median(r["ab_off_median_seconds"] for r in rs) * 1e3
             after = " ".join(f"{r['ab_after_recording_pct']:+.2f}%" for r in rs)
-            print(f"| {w} | {p} | {after} | {host:.3f} / {step:.3f} |")
+            threads = "; ".join(busiest(r) for r in rs)
+            print(f"| {w} | {p} | {after} | {host:.3f} / {step:.3f} | {threads} |")
 PY

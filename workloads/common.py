@@ -134,6 +134,25 @@ def run(build, add_workload_args=lambda p: None):
                        "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)
 
 
+def thread_cpu():
+    """This process's threads as /proc shows them: tid, name, CPU seconds (user + system) so far and
+    the CPU each last ran on, busiest first. A recorder's threads (CUPTI's, the flush thread) that
+    compete with the program's show here; so does a main thread that ran on a CPU shared with one."""
+    tick = os.sysconf("SC_CLK_TCK")
+    threads = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()  # fields[0] is the state, field 3 of stat
+        threads.append({"tid": int(tid), "name": name, "cpu_seconds": (int(fields[11]) + int(fields[12])) / tick,
+                        "last_cpu": int(fields[36])})
+    return sorted(threads, key=lambda t: -t["cpu_seconds"])
+
+
 class _Recorder:
     """Switches recording on and off between blocks of steps, in this process."""
 
@@ -204,4 +223,5 @@ def run_ab(args, step, description):
                        "host_seconds": _host_seconds, "pristine_step_seconds": pristine,
                        "ab_off_median_seconds": off, "ab_on_median_seconds": on, "ab_overhead_pct": pct,
                        "ab_pristine_median_seconds": before, "ab_after_recording_pct": after_pct,
+                       "threads": thread_cpu(), "cpus_allowed": sorted(os.sched_getaffinity(0)),
                        "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)

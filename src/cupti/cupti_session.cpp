@@ -213,6 +213,8 @@ void flush_now(session& s, std::uint32_t flag) {
 // until exit (profiling_anchors.md 1.2); a periodic FlushAll bounds what a kill can lose.
 void flush_loop(session* s) {
   s->flusher_tid.store(current_tid());
+  // Named, so that a look at the program's threads (top -H, /proc/<pid>/task) tells ours apart.
+  pthread_setname_np(pthread_self(), "headroom-flush");
   // The first buffers are made here, their pages touched off the program's threads.
   try {
     s->pool->prepare(prepared_buffers);
