@@ -27,8 +27,10 @@ block runs during warm-up, so one-time start-up costs fall outside the timed ste
 block, one block of K steps runs before anything was ever recorded: "ab_after_recording_pct" is the
 unrecorded blocks' median against it, the cost a recorder leaves behind when it stops. The summary
 gets "recorded" (per step), "ab_off_median_seconds", "ab_on_median_seconds", "ab_overhead_pct",
-"ab_pristine_median_seconds", "ab_after_recording_pct" and "host_seconds" (each timed step's time
-until step() returned, before the synchronisation: near the step time, launches pace the step).
+"ab_pristine_median_seconds", "ab_after_recording_pct", "host_seconds" (each timed step's time
+until step() returned, before the synchronisation: near the step time, launches pace the step),
+"threads" (the process's threads at the end, busiest first: CPU seconds, last CPU) and
+"cpus_allowed".
 """
 import argparse
 import json
