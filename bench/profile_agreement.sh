@@ -44,3 +44,21 @@ PY
 done
 done
 echo "(addressable fraction of all timelines; logs in $work/*.agree.*.log)"
+# The two runs' own speed (their summaries' median step): fractions of wall clock can agree only
+# when the runs do; a recorded run that turned slow (bench/RESULTS.md, session 13) has more idle time.
+python3 - "$work" $workloads <<'PY'
+import json, sys
+work, workloads = sys.argv[1], sys.argv[2:]
+def median_ms(path):
+    try:
+        return 1e3 * json.load(open(path))["median_seconds"]
+    except (OSError, ValueError, KeyError):
+        return None
+print("\n| workload | median step ms (headroom run / torch run) | ratio |")
+print("| --- | ---: | ---: |")
+for w in workloads:
+    a, b = median_ms(f"{work}/{w}.headroom.1.json"), median_ms(f"{work}/{w}.torch.1.json")
+    ratio = f"{a / b:.3f}" if a and b else "n/a"
+    print(f"| {w} | {a or float('nan'):.3f} / {b or float('nan'):.3f} | {ratio} |")
+print("(a ratio outside 0.99-1.01 makes a 1-point agreement of wall-clock fractions a matter of luck)")
+PY
