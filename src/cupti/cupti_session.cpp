@@ -405,7 +405,6 @@ std::uint32_t os_thread_id() {
   return id;
 }
 
-
 // One runtime or driver call, from our callback: its start at entry (kept in CUPTI's per-call
 // correlation data), the record at exit, the same fields as CUPTI's own API record.
 void record_api_call(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
