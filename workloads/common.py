@@ -61,6 +61,12 @@ def parse_args(add_workload_args):
     return p.parse_args()
 
 
+# Each timed step's host time: from its start until step() returned, before the synchronisation.
+# Close to the step's wall clock, the step is host-bound (launches pace it, and a recorder's cost per
+# launch lands on the wall clock); far below it, the device paces it.
+_host_seconds = []
+
+
 def timed_step(step, n):
     """Runs step n inside an NVTX range "ProfilerStep#n" (n None: no range, and its host time is not
     kept); its wall clock up to the device's end."""
@@ -81,11 +87,6 @@ def timed_step(step, n):
         _host_seconds.append(issued)
     return elapsed
 
-
-# Each timed step's host time: from its start until step() returned, before the synchronisation.
-# Close to the step's wall clock, the step is host-bound (launches pace it, and a recorder's cost per
-# launch lands on the wall clock); far below it, the device paces it.
-_host_seconds = []
 
 
 def run(build, add_workload_args=lambda p: None):

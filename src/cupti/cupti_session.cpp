@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -320,23 +321,29 @@ void on_fork_child() { g_forked_child.store(true); }
 
 void at_exit() { stop_session(); }
 
+// The named callback ids of a domain (runtime or driver) that are query calls (`queries`) or that
+// are not (is_query_api).
+std::vector<CUpti_CallbackId> named_callbacks(CUpti_CallbackDomain domain, bool queries) {
+  const CUpti_CallbackId size = domain == CUPTI_CB_DOMAIN_DRIVER_API
+                                    ? static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE)
+                                    : static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  std::vector<CUpti_CallbackId> ids;
+  for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
+    const auto name = callback_name(domain, cbid);
+    if (!name.empty() && is_query_api(name) == queries) ids.push_back(cbid);
+  }
+  return ids;
+}
+
 // --api launches: after RUNTIME or DRIVER was enabled (enabling a kind resets its per-call
 // choices), the query calls are switched off one by one.
 void apply_api_filter(const session& s, CUpti_ActivityKind kind) {
   if (s.settings.api != api_calls::launches) return;
   const bool runtime = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
   if (!runtime && kind != CUPTI_ACTIVITY_KIND_DRIVER) return;
-  // The query calls' ids, found once by name (a capture range enables the kinds at every start).
-  const auto queries = [](CUpti_CallbackDomain domain, CUpti_CallbackId size) {
-    std::vector<CUpti_CallbackId> ids;
-    for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
-      const auto name = callback_name(domain, cbid);
-      if (!name.empty() && is_query_api(name)) ids.push_back(cbid);
-    }
-    return ids;
-  };
-  static const auto runtime_queries = queries(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-  static const auto driver_queries = queries(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  // Found once by name (a capture range enables the kinds at every start).
+  static const auto runtime_queries = named_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, true);
+  static const auto driver_queries = named_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, true);
   for (CUpti_CallbackId cbid : runtime ? runtime_queries : driver_queries) {
     if (runtime) {
       HEADROOM_CUPTI_TRY(cuptiActivityEnableRuntimeApi(cbid, 0));
@@ -346,31 +353,36 @@ void apply_api_filter(const session& s, CUpti_ActivityKind kind) {
   }
 }
 
-// Callbacks that stay enabled whatever is recorded: the session acts on them.
+// The callbacks the session acts on: a device reset (flush first), and the profiler start and stop
+// of a capture range. They stay enabled whatever is recorded.
+constexpr std::pair<CUpti_CallbackDomain, CUpti_CallbackId> reset_callback{CUPTI_CB_DOMAIN_RUNTIME_API,
+                                                                          CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020};
+constexpr std::pair<CUpti_CallbackDomain, CUpti_CallbackId> capture_callbacks[] = {
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop},
+};
+
 bool control_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
-           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
-  }
-  return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-         (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  const std::pair<CUpti_CallbackDomain, CUpti_CallbackId> id{domain, cbid};
+  return id == reset_callback || std::find(std::begin(capture_callbacks), std::end(capture_callbacks), id) !=
+                                     std::end(capture_callbacks);
 }
 
 // The callback ids our callbacks record: every named runtime (driver) call when runtime (driver)
-// calls are recorded, less the query calls under --api launches.
+// calls are recorded, less the query calls under --api launches (all of them under --api all).
 std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> recorded_callbacks(const profile_settings& settings) {
   std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> ids;
-  const auto add = [&](CUpti_CallbackDomain domain, CUpti_CallbackId size) {
-    for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
-      const auto name = callback_name(domain, cbid);
-      if (name.empty() || (settings.api == api_calls::launches && is_query_api(name))) continue;
-      ids.emplace_back(domain, cbid);
+  const auto add = [&](CUpti_CallbackDomain domain, profile_kind kind) {
+    if (!(settings.kinds & static_cast<std::uint32_t>(kind))) return;
+    for (bool queries : {false, true}) {
+      if (queries && settings.api == api_calls::launches) continue;
+      for (CUpti_CallbackId cbid : named_callbacks(domain, queries)) ids.emplace_back(domain, cbid);
     }
   };
-  const auto runtime = static_cast<std::uint32_t>(profile_kind::runtime);
-  const auto driver = static_cast<std::uint32_t>(profile_kind::driver);
-  if (settings.kinds & runtime) add(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-  if (settings.kinds & driver) add(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  add(CUPTI_CB_DOMAIN_RUNTIME_API, profile_kind::runtime);
+  add(CUPTI_CB_DOMAIN_DRIVER_API, profile_kind::driver);
   return ids;
 }
 
@@ -618,18 +630,10 @@ bool start_session(profile_settings settings) noexcept {
       return false;
     }
     HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR));
-    HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                                           CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
+    HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, reset_callback.first, reset_callback.second));
     const bool capture_api = s.settings.capture == capture_range::profiler_api;
     if (capture_api) {
-      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                                             CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000));
-      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                                             CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000));
-      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
-                                             CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
-      HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
-                                             CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
+      for (const auto& [domain, cbid] : capture_callbacks) HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, domain, cbid));
     }
 
     if (pool_zeroes) {

@@ -188,10 +188,10 @@ bool is_query_api(std::string_view name) {
       "cuOccupancy", "cuDriverGetVersion", "cuThreadExchangeStreamCaptureMode", "cuCtxGetStreamPriorityRange",
   };
   // cudaGetDevice also covers cudaGetDeviceCount and cudaGetDeviceProperties; cuDeviceGet covers
-  // cuDeviceGetAttribute and cuDeviceGetName; cuKernelGet covers cuKernelGetName, which is called
-  // once for every runtime kernel launch while kernels are recorded (38 of DLRM inference's 90
-  // recorded calls a step, bench/RESULTS.md, session 13), and cuKernelGetAttribute. Polling calls (cudaStreamQuery, cudaEventQuery) stay:
-  // they are how a program waits without blocking.
+  // cuDeviceGetAttribute and cuDeviceGetName; cuKernelGet covers cuKernelGetAttribute and
+  // cuKernelGetName, which came with every runtime kernel launch while kernels were recorded (38 of
+  // DLRM inference's 90 recorded calls a step, bench/RESULTS.md, session 13). Polling calls
+  // (cudaStreamQuery, cudaEventQuery) stay: they are how a program waits without blocking.
   return std::any_of(std::begin(prefixes), std::end(prefixes),
                      [&](std::string_view p) { return name.substr(0, p.size()) == p; });
 }
