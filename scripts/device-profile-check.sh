@@ -5,6 +5,7 @@
 #   2. NVTX from PyTorch: a short DLRM inference run under `headroom profile` must hold its 20
 #      ProfilerStep#N ranges; it also lists the libcupti files mapped in a recorded torch process
 #      (two files: two CUPTI copies, the reason NVTX_INJECTION64_PATH names the injection library);
+#      (GPU_TEST_ENVS="VAR=VALUE ..." runs them again under each setting);
 #   3. the A/B (bench/profile_overhead_ab.sh) of AB_PROFILERS (default "none headroom torch":
 #      none records nothing, the control for how often a process turns slow on its own) on
 #      AB_WORKLOADS (default dlrm_infer), AB_REPS processes each (default 3);
@@ -33,8 +34,14 @@ fi
 echo "build done at $(elapsed) s"
 (cd build/device && ctest -R gpu_profile --output-on-failure >"$W/ctest-gpu.log" 2>&1; echo "ctest gpu_profile rc $?";
  grep -E "tests passed|Passed|Failed|FAIL" "$W/ctest-gpu.log" | head -20)
+# The same tests under other injection settings (GPU_TEST_ENVS: space-separated VAR=VALUE words).
+for setting in ${GPU_TEST_ENVS:-}; do
+  (cd build/device && env "$setting" ctest -R gpu_profile --output-on-failure >"$W/ctest-gpu.$setting.log" 2>&1
+   echo "ctest gpu_profile with $setting rc $?"; grep -E "tests passed|Failed|FAIL" "$W/ctest-gpu.$setting.log" | head -10)
+done
 
-# 2. NVTX ranges from a PyTorch program.
+# 2. NVTX ranges from a PyTorch program (NVTX_CHECK=0 skips it).
+if [[ ${NVTX_CHECK:-1} == 1 ]]; then
 timeout 120 "$B" profile -o "$W/nvtx.sqlite" -- python3 workloads/dlrm.py --mode infer --steps 20 >"$W/nvtx.log" 2>&1
 echo "nvtx run rc $?"
 python3 - "$W/nvtx.sqlite" <<'PY'
@@ -49,6 +56,7 @@ PY
 timeout 60 "$B" profile -o "$W/maps.sqlite" -- python3 -c "
 import torch; torch.zeros(1, device='cuda'); torch.cuda.nvtx.range_push('x'); torch.cuda.nvtx.range_pop()
 print(sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libcupti' in l}))" 2>&1 | grep -v "^headroom:" | sed 's/^/libcupti files mapped: /'
+fi
 
 # 3. The A/B with its control.
 if [[ -n ${AB_WORKLOADS-dlrm_infer} && $(left) -gt 60 ]]; then
@@ -58,6 +66,20 @@ if [[ -n ${AB_WORKLOADS-dlrm_infer} && $(left) -gt 60 ]]; then
   echo "A/B done at $(elapsed) s"
   pkill -f "[w]orkloads/(gpt|dlrm|resnet50)\.py" && sleep 1
   TABLE_ONLY=1 WORKLOADS=${AB_WORKLOADS-dlrm_infer} OUT=$W bench/profile_overhead_ab.sh | tee "$W/ab.md"
+  # What each headroom process recorded: API calls, kernels, and kernels joined to their launch.
+  python3 - "$W"/profile_overhead_ab/*.sqlite <<'PY' | tee "$W/ab-records.txt"
+import os, sqlite3, sys
+for path in sys.argv[1:]:
+    try:
+        c = sqlite3.connect(path)
+        calls = c.execute("SELECT count(*) FROM api_calls").fetchone()[0]
+        kernels = c.execute("SELECT count(*) FROM kernels").fetchone()[0]
+        joined = c.execute("SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1 FROM api_calls a "
+                           "WHERE a.process = k.process AND a.correlation = k.correlation)").fetchone()[0]
+        print(f"{os.path.basename(path)}: {calls} API calls, {kernels} kernels, {joined} joined to their launch")
+    except Exception as e:
+        print(f"{os.path.basename(path)}: unreadable ({e})")
+PY
 fi
 
 # 4. The agreement.

@@ -335,22 +335,62 @@ std::vector<CUpti_CallbackId> named_callbacks(CUpti_CallbackDomain domain, bool 
   return ids;
 }
 
-// --api launches: after RUNTIME or DRIVER was enabled (enabling a kind resets its per-call
-// choices), the query calls are switched off one by one.
-void apply_api_filter(const session& s, CUpti_ActivityKind kind) {
-  if (s.settings.api != api_calls::launches) return;
+// The runtime (driver) calls recorded one by one under HEADROOM_PROFILE_API_ENABLE=calls: every
+// named call but the queries. Found once by name (a capture range enables the kinds at every start).
+const std::vector<CUpti_CallbackId>& recorded_calls(bool runtime) {
+  static const auto runtime_calls = named_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, false);
+  static const auto driver_calls = named_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, false);
+  return runtime ? runtime_calls : driver_calls;
+}
+
+bool api_kind(CUpti_ActivityKind kind) {
+  return kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER;
+}
+
+bool call_by_call(const session& s, CUpti_ActivityKind kind) {
+  return api_kind(kind) && s.settings.api == api_calls::launches && s.settings.api_enable == api_enabling::calls;
+}
+
+// Switches one recorded call of the RUNTIME (DRIVER) kind on or off; CUPTI_SUCCESS or its error.
+CUptiResult enable_call(bool runtime, CUpti_CallbackId cbid, bool on) {
+  return runtime ? cuptiActivityEnableRuntimeApi(cbid, on ? 1 : 0) : cuptiActivityEnableDriverApi(cbid, on ? 1 : 0);
+}
+
+// Enables an activity kind. RUNTIME and DRIVER under --api launches: either the whole kind, then
+// the query calls switched off one by one (enabling a kind resets its per-call choices), or, with
+// HEADROOM_PROFILE_API_ENABLE=calls, the recorded calls switched on one by one, the kind left off.
+CUptiResult enable_kind(const session& s, CUpti_ActivityKind kind) {
   const bool runtime = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-  if (!runtime && kind != CUPTI_ACTIVITY_KIND_DRIVER) return;
-  // Found once by name (a capture range enables the kinds at every start).
+  if (call_by_call(s, kind)) {
+    CUptiResult first_error = CUPTI_SUCCESS;
+    std::size_t enabled = 0;
+    for (CUpti_CallbackId cbid : recorded_calls(runtime)) {
+      const auto result = enable_call(runtime, cbid, true);
+      if (result == CUPTI_SUCCESS) {
+        ++enabled;
+      } else if (first_error == CUPTI_SUCCESS) {
+        first_error = result;
+      }
+    }
+    return enabled > 0 ? CUPTI_SUCCESS : first_error;
+  }
+  const auto result = cuptiActivityEnable(kind);
+  if (result != CUPTI_SUCCESS || !api_kind(kind) || s.settings.api != api_calls::launches) return result;
   static const auto runtime_queries = named_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, true);
   static const auto driver_queries = named_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, true);
   for (CUpti_CallbackId cbid : runtime ? runtime_queries : driver_queries) {
-    if (runtime) {
-      HEADROOM_CUPTI_TRY(cuptiActivityEnableRuntimeApi(cbid, 0));
-    } else {
-      HEADROOM_CUPTI_TRY(cuptiActivityEnableDriverApi(cbid, 0));
-    }
+    HEADROOM_CUPTI_TRY(enable_call(runtime, cbid, false));
   }
+  return CUPTI_SUCCESS;
+}
+
+void disable_kind(const session& s, CUpti_ActivityKind kind) {
+  if (!call_by_call(s, kind)) {
+    HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+    return;
+  }
+  const bool runtime = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+  for (CUpti_CallbackId cbid : recorded_calls(runtime)) enable_call(runtime, cbid, false);
 }
 
 // The callbacks the session acts on: a device reset (flush first), and the profiler start and stop
@@ -463,10 +503,9 @@ void capture_start(session& s) {
   ++s.capture_ranges;
   set_api_recording(s, true);
   for (auto kind : s.capture_kinds) {
-    const auto result = cuptiActivityEnable(kind);
+    const auto result = enable_kind(s, kind);
     if (result == CUPTI_SUCCESS) {
       s.capture_enabled.push_back(kind);
-      apply_api_filter(s, kind);
     } else if (!s.capture_failure_logged) {
       s.capture_failure_logged = true;
       HEADROOM_CUPTI_TRY(result);
@@ -484,7 +523,7 @@ void capture_stop(session& s) {
   if (!s.capturing) return;
   s.capturing = false;
   set_api_recording(s, false);
-  for (auto kind : s.capture_enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+  for (auto kind : s.capture_enabled) disable_kind(s, kind);
   s.capture_enabled.clear();
 }
 
@@ -525,11 +564,11 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 // Closes the stream and leaves CUPTI as it was found, for a process that runs unprofiled.
 void abandon(session& s, const char* why) {
   s.recording_api.store(false);
-  for (auto kind : s.enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+  for (auto kind : s.enabled) disable_kind(s, kind);
   s.enabled.clear();
   {
     std::lock_guard lock(s.capture_mutex);
-    for (auto kind : s.capture_enabled) HEADROOM_CUPTI_TRY(cuptiActivityDisable(kind));
+    for (auto kind : s.capture_enabled) disable_kind(s, kind);
     s.capture_enabled.clear();
     s.capture_kinds.clear();
   }
@@ -668,10 +707,9 @@ bool start_session(profile_settings settings) noexcept {
         s.capture_kinds.push_back(kind);  // enabled by the program's cudaProfilerStart
         continue;
       }
-      const auto result = cuptiActivityEnable(kind);
+      const auto result = enable_kind(s, kind);
       if (result == CUPTI_SUCCESS) {
         s.enabled.push_back(kind);
-        apply_api_filter(s, kind);
         continue;
       }
       HEADROOM_CUPTI_TRY(result);

@@ -55,6 +55,13 @@ enum class timestamp_memory { device, pinned };
 // that are recorded (api_call_log.hpp: a timestamp at entry and exit, appended to the thread's ring).
 enum class api_recorder { activity, callback };
 
+// How CUPTI's RUNTIME and DRIVER records are switched on under --api launches
+// (HEADROOM_PROFILE_API_ENABLE): `kind`, the whole kind, then each query call switched off
+// (cuptiActivityEnableRuntimeApi(cbid, 0)); or `calls`, each recorded call switched on by itself
+// with the kind left off (cuptiActivityEnableRuntimeApi(cbid, 1)): the same records, but CUPTI may
+// then not intercept the query calls at all. For the A/B that measures the difference.
+enum class api_enabling { kind, calls };
+
 struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
@@ -66,6 +73,7 @@ struct profile_settings {
   buffer_zeroing zeroing = buffer_zeroing::pool;
   timestamp_memory timestamps = timestamp_memory::device;
   api_recorder api_records = api_recorder::activity;
+  api_enabling api_enable = api_enabling::kind;
   std::int32_t rank = -1;
   std::vector<std::string> problems;  // values that were ignored, and why
 

@@ -172,6 +172,15 @@ TEST(profile_settings, api_calls_are_cuptis_activity_records_unless_our_callback
   EXPECT_EQ(bad.problems.size(), 1u);
 }
 
+TEST(profile_settings, api_records_are_enabled_by_kind_unless_call_by_call_is_asked_for) {
+  EXPECT_EQ(from({}).api_enable, api_enabling::kind);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_API_ENABLE", "calls"}}).api_enable, api_enabling::calls);
+  const auto bad = from({{"HEADROOM_PROFILE_API_ENABLE", "each"}});
+  EXPECT_EQ(bad.api_enable, api_enabling::kind);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_API_ENABLE='each'"), std::string::npos);
+}
+
 TEST(profile_settings, rank_comes_from_rank_then_local_rank) {
   EXPECT_EQ(from({}).rank, -1);
   EXPECT_EQ(from({{"RANK", "3"}, {"LOCAL_RANK", "1"}}).rank, 3);
