@@ -60,7 +60,7 @@ fi
 
 # 3. The A/B with its control.
 if [[ -n ${AB_WORKLOADS-dlrm_infer} && $(left) -gt 60 ]]; then
-  REPS=${AB_REPS:-3} WORKLOADS=${AB_WORKLOADS-dlrm_infer} PROFILERS=${AB_PROFILERS:-none headroom torch} OUT=$W \
+  KEEP_STORES=1 REPS=${AB_REPS:-3} WORKLOADS=${AB_WORKLOADS-dlrm_infer} PROFILERS=${AB_PROFILERS:-none headroom torch} OUT=$W \
     timeout $(( $(left) - ${AGREE_SECONDS:-150} > 30 ? $(left) - ${AGREE_SECONDS:-150} : 30 )) \
     bench/profile_overhead_ab.sh "$B" >"$W/ab.md" 2>"$W/ab.err"
   echo "A/B done at $(elapsed) s"
@@ -71,7 +71,7 @@ if [[ -n ${AB_WORKLOADS-dlrm_infer} && $(left) -gt 60 ]]; then
 import os, sqlite3, sys
 for path in sys.argv[1:]:
     try:
-        c = sqlite3.connect(path)
+        c = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         calls = c.execute("SELECT count(*) FROM api_calls").fetchone()[0]
         kernels = c.execute("SELECT count(*) FROM kernels").fetchone()[0]
         joined = c.execute("SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1 FROM api_calls a "
@@ -80,6 +80,7 @@ for path in sys.argv[1:]:
     except Exception as e:
         print(f"{os.path.basename(path)}: unreadable ({e})")
 PY
+  rm -f "$W"/profile_overhead_ab/*.sqlite
 fi
 
 # 4. The agreement.
