@@ -118,9 +118,8 @@ profile_settings settings_from_env(const env_lookup& env) {
   s.api_records = choose<api_recorder>(env, "HEADROOM_PROFILE_API_RECORDS", {"activity", api_recorder::activity},
                                        {"callback", api_recorder::callback}, "CUPTI's activity records them",
                                        s.problems);
-  s.api_enable = choose<api_enabling>(env, "HEADROOM_PROFILE_API_ENABLE", {"calls", api_enabling::calls},
-                                      {"kind", api_enabling::kind}, "each recorded call is enabled by itself",
-                                      s.problems);
+  s.api_enable = choose<api_enabling>(env, "HEADROOM_PROFILE_API_ENABLE", {"kind", api_enabling::kind},
+                                      {"calls", api_enabling::calls}, "the whole kind is enabled", s.problems);
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);

@@ -56,11 +56,11 @@ enum class timestamp_memory { device, pinned };
 enum class api_recorder { activity, callback };
 
 // How CUPTI's RUNTIME and DRIVER records are switched on under --api launches
-// (HEADROOM_PROFILE_API_ENABLE): `calls` (the default), each recorded call switched on by itself
-// (cuptiActivityEnableRuntimeApi(cbid, 1)) with the kind left off; or `kind`, the whole kind, then
-// each query call switched off (cbid, 0). The same records either way; on DLRM inference `calls`
-// cost +0.95% in-process against `kind`'s +1.19% (three processes each, bench/RESULTS.md, session
-// 14): with the kind on, CUPTI seems to intercept the query calls it does not record.
+// (HEADROOM_PROFILE_API_ENABLE): `kind` (the default), the whole kind, then each query call
+// switched off (cuptiActivityEnableRuntimeApi(cbid, 0)); or `calls`, each recorded call switched on
+// by itself with the kind left off (cbid, 1). `calls` records the launches of a whole-process run
+// (gpu_profile_normal passes), but inside a capture range, enabled after the context exists, it
+// records no API call at all (bench/RESULTS.md, session 14): an experiment, not the default.
 enum class api_enabling { kind, calls };
 
 struct profile_settings {
@@ -74,7 +74,7 @@ struct profile_settings {
   buffer_zeroing zeroing = buffer_zeroing::pool;
   timestamp_memory timestamps = timestamp_memory::device;
   api_recorder api_records = api_recorder::activity;
-  api_enabling api_enable = api_enabling::calls;
+  api_enabling api_enable = api_enabling::kind;
   std::int32_t rank = -1;
   std::vector<std::string> problems;  // values that were ignored, and why
 

@@ -172,11 +172,11 @@ TEST(profile_settings, api_calls_are_cuptis_activity_records_unless_our_callback
   EXPECT_EQ(bad.problems.size(), 1u);
 }
 
-TEST(profile_settings, api_records_are_enabled_call_by_call_unless_the_whole_kind_is_asked_for) {
-  EXPECT_EQ(from({}).api_enable, api_enabling::calls);
-  EXPECT_EQ(from({{"HEADROOM_PROFILE_API_ENABLE", " Kind "}}).api_enable, api_enabling::kind);
+TEST(profile_settings, api_records_are_enabled_by_kind_unless_call_by_call_is_asked_for) {
+  EXPECT_EQ(from({}).api_enable, api_enabling::kind);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_API_ENABLE", " Calls "}}).api_enable, api_enabling::calls);
   const auto bad = from({{"HEADROOM_PROFILE_API_ENABLE", "each"}});
-  EXPECT_EQ(bad.api_enable, api_enabling::calls);
+  EXPECT_EQ(bad.api_enable, api_enabling::kind);
   ASSERT_EQ(bad.problems.size(), 1u);
   EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_API_ENABLE='each'"), std::string::npos);
 }
