@@ -58,6 +58,17 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
           env ${vars[@]+"${vars[@]}"} timeout "$run_timeout" python3 "${args[@]}"
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
         grep -h "overhead=\|headroom: [0-9]* process" "$base.log" | sed "s/^/   [$w $p $r] /" >&2
+        # What the store holds, before it goes: an A/B whose headroom process recorded no launch
+        # call measured something else than the target's "while recording launch calls" (session
+        # 14: a setting that recorded none looked cheaper).
+        [[ $recorder == headroom && -f $base.sqlite ]] && python3 - "$base.sqlite" >"$base.records.json" <<'COUNT'
+import json, sqlite3, sys
+c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+one = lambda sql: c.execute(sql).fetchone()[0]
+print(json.dumps({"api_calls": one("SELECT count(*) FROM api_calls"), "kernels": one("SELECT count(*) FROM kernels"),
+                  "joined": one("SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1 FROM api_calls a "
+                                "WHERE a.process = k.process AND a.correlation = k.correlation)")}))
+COUNT
         [[ ${KEEP_STORES:-0} == 1 ]] || rm -f "$base.sqlite"
       done
     done
@@ -73,6 +84,8 @@ labels = sorted(labels, key=lambda p: (p != "headroom", p != "torch", p))
 def runs(w, p):
     out = []
     for f in sorted(glob.glob(f"{work}/{w}.{p}.*.json")):
+        if f.endswith(".records.json"):
+            continue
         try:
             out.append(json.load(open(f)))
         except (OSError, ValueError):
@@ -103,8 +116,18 @@ def busiest(r):
     # thread that burns CPU beside the program's shows here.
     ts = r.get("threads") or []
     return ", ".join(f"{t['name']} {t['cpu_seconds']:.1f} s" for t in ts[:2]) or "n/a"
-print("\n| workload | profiler | unrecorded after recording vs before any, per process | host ms / step ms | busiest threads (CPU s), per process |")
-print("| --- | --- | --- | --- | --- |")
+def recorded(w, p):
+    # API calls / kernels (joined to their launch) of each headroom process's store.
+    out = []
+    for f in sorted(glob.glob(f"{work}/{w}.{p}.*.records.json")):
+        try:
+            n = json.load(open(f))
+            out.append(f"{n['api_calls']} / {n['kernels']} ({n['joined']})")
+        except (OSError, ValueError, KeyError):
+            out.append("?")
+    return "; ".join(out) or "n/a"
+print("\n| workload | profiler | unrecorded after recording vs before any, per process | host ms / step ms | busiest threads (CPU s), per process | API calls / kernels (joined), per process |")
+print("| --- | --- | --- | --- | --- | --- |")
 for w in workloads:
     for p in labels:
         rs = [r for r in runs(w, p) if "ab_after_recording_pct" in r]
@@ -113,5 +136,13 @@ for w in workloads:
             step = statistics.median(r["ab_off_median_seconds"] for r in rs) * 1e3
             after = " ".join(f"{r['ab_after_recording_pct']:+.2f}%" for r in rs)
             threads = "; ".join(busiest(r) for r in rs)
-            print(f"| {w} | {p} | {after} | {host:.3f} / {step:.3f} | {threads} |")
+            print(f"| {w} | {p} | {after} | {host:.3f} / {step:.3f} | {threads} | {recorded(w, p)} |")
+# A headroom process that recorded kernels but no API call did not record launches.
+for f in sorted(glob.glob(f"{work}/*.records.json")):
+    try:
+        n = json.load(open(f))
+    except (OSError, ValueError):
+        continue
+    if n.get("kernels", 0) > 0 and n.get("api_calls", 0) == 0:
+        print(f"\nnote: {os.path.basename(f)[:-len('.records.json')]} recorded no API call: its figure is not the cost of recording launches")
 PY

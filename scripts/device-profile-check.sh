@@ -60,27 +60,12 @@ fi
 
 # 3. The A/B with its control.
 if [[ -n ${AB_WORKLOADS-dlrm_infer} && $(left) -gt 60 ]]; then
-  KEEP_STORES=1 REPS=${AB_REPS:-3} WORKLOADS=${AB_WORKLOADS-dlrm_infer} PROFILERS=${AB_PROFILERS:-none headroom torch} OUT=$W \
+  REPS=${AB_REPS:-3} WORKLOADS=${AB_WORKLOADS-dlrm_infer} PROFILERS=${AB_PROFILERS:-none headroom torch} OUT=$W \
     timeout $(( $(left) - ${AGREE_SECONDS:-150} > 30 ? $(left) - ${AGREE_SECONDS:-150} : 30 )) \
     bench/profile_overhead_ab.sh "$B" >"$W/ab.md" 2>"$W/ab.err"
   echo "A/B done at $(elapsed) s"
   pkill -f "[w]orkloads/(gpt|dlrm|resnet50)\.py" && sleep 1
   TABLE_ONLY=1 WORKLOADS=${AB_WORKLOADS-dlrm_infer} OUT=$W bench/profile_overhead_ab.sh | tee "$W/ab.md"
-  # What each headroom process recorded: API calls, kernels, and kernels joined to their launch.
-  python3 - "$W"/profile_overhead_ab/*.sqlite <<'PY' | tee "$W/ab-records.txt"
-import os, sqlite3, sys
-for path in sys.argv[1:]:
-    try:
-        c = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        calls = c.execute("SELECT count(*) FROM api_calls").fetchone()[0]
-        kernels = c.execute("SELECT count(*) FROM kernels").fetchone()[0]
-        joined = c.execute("SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1 FROM api_calls a "
-                           "WHERE a.process = k.process AND a.correlation = k.correlation)").fetchone()[0]
-        print(f"{os.path.basename(path)}: {calls} API calls, {kernels} kernels, {joined} joined to their launch")
-    except Exception as e:
-        print(f"{os.path.basename(path)}: unreadable ({e})")
-PY
-  rm -f "$W"/profile_overhead_ab/*.sqlite
 fi
 
 # 4. The agreement.
