@@ -10,7 +10,8 @@
 #      none records nothing, the control for how often a process turns slow on its own) on
 #      AB_WORKLOADS (default dlrm_infer), AB_REPS processes each (default 3);
 #   4. the agreement: AGREE_WORKLOADS (default "dlrm_train resnet50_train") under headroom and
-#      torch-all in separate processes, then bench/profile_agreement.sh.
+#      torch-all in separate processes, AGREE_REPS of each (default 1), then
+#      bench/profile_agreement.sh (the median over reps on each side).
 # What comes back: at most 8 files of 16 MiB from $OUT, so the tables and logs are one archive and
 # the agreement's stores come back only with KEEP_STORES=1, each gzip'd on its own when it fits.
 #
@@ -70,7 +71,7 @@ fi
 
 # 4. The agreement.
 if [[ -n ${AGREE_WORKLOADS-dlrm_train resnet50_train} && $(left) -gt 40 ]]; then
-  MODES="headroom torch" REPS=1 WORKLOADS=${AGREE_WORKLOADS-dlrm_train resnet50_train} OUT=$W \
+  MODES="headroom torch" REPS=${AGREE_REPS:-1} WORKLOADS=${AGREE_WORKLOADS-dlrm_train resnet50_train} OUT=$W \
     timeout $(( $(left) - 25 )) bench/profile_overhead.sh "$B" >/dev/null 2>"$W/agree-runs.err"
   pkill -f "[w]orkloads/(gpt|dlrm|resnet50)\.py" && sleep 1
   OUT=$W WORKLOADS=${AGREE_WORKLOADS-dlrm_train resnet50_train} timeout 20 bench/profile_agreement.sh "$B" | tee "$W/agree.md"
