@@ -120,6 +120,13 @@ profile_settings settings_from_env(const env_lookup& env) {
                                        s.problems);
   s.api_enable = choose<api_enabling>(env, "HEADROOM_PROFILE_API_ENABLE", {"kind", api_enabling::kind},
                                       {"calls", api_enabling::calls}, "the whole kind is enabled", s.problems);
+  if (s.api_enable == api_enabling::calls && s.capture == capture_range::profiler_api) {
+    // Seen on the H200 (bench/RESULTS.md, session 14): enabled call by call at cudaProfilerStart,
+    // after the context exists, CUPTI recorded no API call at all.
+    s.problems.emplace_back("HEADROOM_PROFILE_API_ENABLE=calls records no API call inside a capture range; "
+                            "the whole kinds are enabled instead");
+    s.api_enable = api_enabling::kind;
+  }
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);

@@ -60,7 +60,8 @@ enum class api_recorder { activity, callback };
 // switched off (cuptiActivityEnableRuntimeApi(cbid, 0)); or `calls`, each recorded call switched on
 // by itself with the kind left off (cbid, 1). `calls` records the launches of a whole-process run
 // (gpu_profile_normal passes), but inside a capture range, enabled after the context exists, it
-// records no API call at all (bench/RESULTS.md, session 14): an experiment, not the default.
+// recorded no API call at all (bench/RESULTS.md, session 14), so settings_from_env refuses it
+// there. An experiment, not the default.
 enum class api_enabling { kind, calls };
 
 struct profile_settings {

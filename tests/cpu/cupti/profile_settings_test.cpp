@@ -181,6 +181,16 @@ TEST(profile_settings, api_records_are_enabled_by_kind_unless_call_by_call_is_as
   EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_API_ENABLE='each'"), std::string::npos);
 }
 
+TEST(profile_settings, call_by_call_api_records_are_refused_inside_a_capture_range) {
+  // Inside a capture range they came out empty on the H200; the whole kinds are used instead.
+  const auto s = from({{"HEADROOM_PROFILE_API_ENABLE", "calls"}, {"HEADROOM_PROFILE_CAPTURE", "cudaProfilerApi"}});
+  EXPECT_EQ(s.api_enable, api_enabling::kind);
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_NE(s.problems[0].find("capture range"), std::string::npos);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_API_ENABLE", "calls"}, {"HEADROOM_PROFILE_CAPTURE", "whole"}}).api_enable,
+            api_enabling::calls);
+}
+
 TEST(profile_settings, rank_comes_from_rank_then_local_rank) {
   EXPECT_EQ(from({}).rank, -1);
   EXPECT_EQ(from({{"RANK", "3"}, {"LOCAL_RANK", "1"}}).rank, 3);
