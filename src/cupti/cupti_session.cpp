@@ -74,6 +74,10 @@ struct session {
   bool capturing = false;
   std::uint32_t capture_ranges = 0;
   bool capture_failure_logged = false;
+  // HEADROOM_PROFILE_CAPTURE_END=stop: the first cudaProfilerStop asks the flush thread to close the
+  // stream and detach CUPTI; no later start records anything.
+  bool capture_over = false;
+  std::atomic<bool> detach_requested{false};
 
   std::unique_ptr<activity_buffer_pool> pool;
   std::atomic<bool> refusing{false};  // set once the stream is closed
@@ -210,6 +214,65 @@ void flush_now(session& s, std::uint32_t flag) {
   }
 }
 
+// The trace's last word on a capture range that HEADROOM_PROFILE_CAPTURE_END=stop ended.
+constexpr const char* capture_end_warning =
+    "recording ended at the program's first cudaProfilerStop (HEADROOM_PROFILE_CAPTURE_END=stop); later "
+    "cudaProfilerStart calls recorded nothing";
+
+// Flushes what CUPTI still holds (FORCED: incomplete buffers too) and closes the stream with the
+// trace's closing warnings; later buffers are discarded. Does nothing to a closed stream.
+void close_stream(session& s) {
+  {
+    std::lock_guard lock(s.convert_mutex);
+    if (s.closed) return;
+  }
+  HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  s.refusing.store(true, std::memory_order_release);
+  s.recording_api.store(false);
+  std::uint32_t ranges = 0;
+  bool over = false;
+  {
+    std::lock_guard capture(s.capture_mutex);
+    ranges = s.capture_ranges;
+    over = s.capture_over;
+  }
+  std::lock_guard lock(s.convert_mutex);
+  if (s.closed) return;
+  if (s.settings.capture == capture_range::profiler_api) {
+    // Said in the trace, so that a reader knows the gaps are the program's choice.
+    s.writer->add_warning(ranges == 0 ? std::string("recording was limited to cudaProfilerStart/Stop ranges and "
+                                                     "the program never called cudaProfilerStart: nothing was recorded")
+                                       : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)", ranges));
+    if (over) s.writer->add_warning(capture_end_warning);
+  }
+  drain_api_calls_locked(s);
+  collect_dropped_locked(s, nullptr, 0);
+  report_refusals_locked(s);
+  s.converter->finish();
+  s.writer->close();
+  s.closed = true;
+}
+
+void report_incomplete_stream(const session& s) {
+  if (s.writer->lost_records() > 0 || !s.writer->error().empty()) {
+    log_line("the event stream %s is incomplete: %s (%llu records lost)", s.path.c_str(), s.writer->error().c_str(),
+             static_cast<unsigned long long>(s.writer->lost_records()));
+  }
+}
+
+// HEADROOM_PROFILE_CAPTURE_END=stop, on the flush thread: the stream is closed and CUPTI detached
+// (unsubscribed, then cuptiFinalize, as NVIDIA's cupti_finalize sample does from a thread of its
+// own), so that the rest of the process pays nothing for having been recorded. Nothing calls into
+// CUPTI afterwards: any CUPTI call would attach it again.
+void detach(session& s) {
+  close_stream(s);
+  s.stopping.store(true);  // the exit handler and a fatal signal find nothing left to flush
+  if (s.subscriber != nullptr) HEADROOM_CUPTI_TRY(cuptiUnsubscribe(s.subscriber));
+  s.subscriber = nullptr;
+  HEADROOM_CUPTI_TRY(cuptiFinalize());
+  report_incomplete_stream(s);
+}
+
 // cuptiActivityFlushPeriod only returns full buffers, so a quiet process would deliver nothing
 // until exit (profiling_anchors.md 1.2); a periodic FlushAll bounds what a kill can lose.
 void flush_loop(session* s) {
@@ -222,6 +285,7 @@ void flush_loop(session* s) {
   } catch (...) {
   }
   auto next = std::chrono::steady_clock::now() + s->settings.flush_period;
+  std::chrono::steady_clock::time_point detach_at{};
   std::unique_lock lock(s->flusher_mutex);
   while (!s->stop_flusher) {
     s->flusher_wake.wait_for(lock, std::min<std::chrono::milliseconds>(flusher_tick, s->settings.flush_period));
@@ -234,6 +298,18 @@ void flush_loop(session* s) {
       s->signal_flushed.store(true);
       lock.lock();
       continue;
+    }
+    if (s->detach_requested.load()) {
+      // One flush period after the program's cudaProfilerStop, so that the work it queued before
+      // the stop has finished and its records are complete (work still running then is cut short).
+      if (detach_at == std::chrono::steady_clock::time_point{}) {
+        detach_at = std::chrono::steady_clock::now() + s->settings.flush_period;
+      } else if (std::chrono::steady_clock::now() >= detach_at) {
+        lock.unlock();
+        flush_now(*s, 0);
+        detach(*s);
+        return;
+      }
     }
     if (std::chrono::steady_clock::now() < next) continue;
     lock.unlock();
@@ -498,7 +574,7 @@ void record_api_call(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId c
 // driver's, so both are idempotent): recording begins.
 void capture_start(session& s) {
   std::lock_guard lock(s.capture_mutex);
-  if (s.capturing) return;
+  if (s.capturing || s.capture_over) return;
   s.capturing = true;
   ++s.capture_ranges;
   set_api_recording(s, true);
@@ -525,6 +601,12 @@ void capture_stop(session& s) {
   set_api_recording(s, false);
   for (auto kind : s.capture_enabled) disable_kind(s, kind);
   s.capture_enabled.clear();
+  if (s.settings.end == capture_end::stop) {
+    // CUPTI may not be finalised from inside its own callback: the flush thread does it.
+    s.capture_over = true;
+    s.detach_requested.store(true);
+    s.flusher_wake.notify_all();
+  }
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -747,40 +829,8 @@ void stop_session() noexcept {
     s->flusher_wake.notify_all();
     if (s->flusher.joinable() && s->flusher.get_id() != std::this_thread::get_id()) s->flusher.join();
 
-    bool closed = false;
-    {
-      std::lock_guard lock(s->convert_mutex);
-      closed = s->closed;
-    }
-    if (!closed) {
-      // FORCED also returns buffers holding records not yet complete (cupti_activity.h).
-      HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-      s->refusing.store(true, std::memory_order_release);
-      s->recording_api.store(false);
-      std::uint32_t ranges = 0;
-      {
-        std::lock_guard capture(s->capture_mutex);
-        ranges = s->capture_ranges;
-      }
-      std::lock_guard lock(s->convert_mutex);
-      if (s->settings.capture == capture_range::profiler_api) {
-        // Said in the trace, so that a reader knows the gaps are the program's choice.
-        s->writer->add_warning(ranges == 0 ? std::string("recording was limited to cudaProfilerStart/Stop ranges and "
-                                                         "the program never called cudaProfilerStart: nothing was recorded")
-                                           : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)",
-                                                         ranges));
-      }
-      drain_api_calls_locked(*s);
-      collect_dropped_locked(*s, nullptr, 0);
-      report_refusals_locked(*s);
-      s->converter->finish();
-      s->writer->close();
-      s->closed = true;
-    }
-    if (s->writer->lost_records() > 0 || !s->writer->error().empty()) {
-      log_line("the event stream %s is incomplete: %s (%llu records lost)", s->path.c_str(), s->writer->error().c_str(),
-               static_cast<unsigned long long>(s->writer->lost_records()));
-    }
+    close_stream(*s);
+    report_incomplete_stream(*s);
   } catch (...) {
     log_line("the profiler failed while stopping; the stream keeps what was flushed");
   }

@@ -110,6 +110,13 @@ profile_settings settings_from_env(const env_lookup& env) {
   s.capture = choose<capture_range>(env, "HEADROOM_PROFILE_CAPTURE", {"whole", capture_range::whole},
                                     {"cudaProfilerApi", capture_range::profiler_api}, "recording the whole process",
                                     s.problems);
+  s.end = choose<capture_end>(env, "HEADROOM_PROFILE_CAPTURE_END", {"repeat", capture_end::repeat},
+                              {"stop", capture_end::stop}, "each cudaProfilerStop ends one range", s.problems);
+  if (s.end == capture_end::stop && s.capture != capture_range::profiler_api) {
+    s.problems.emplace_back("HEADROOM_PROFILE_CAPTURE_END=stop needs HEADROOM_PROFILE_CAPTURE=cudaProfilerApi; "
+                            "recording the whole process");
+    s.end = capture_end::repeat;
+  }
   s.zeroing = choose<buffer_zeroing>(env, "HEADROOM_PROFILE_ZEROING", {"pool", buffer_zeroing::pool},
                                      {"cupti", buffer_zeroing::cupti}, "the pool clears the buffers", s.problems);
   s.timestamps = choose<timestamp_memory>(env, "HEADROOM_PROFILE_TIMESTAMPS", {"device", timestamp_memory::device},

@@ -34,6 +34,13 @@ inline constexpr std::uint32_t all_profile_kinds = (1u << 8) - 1;
 // --capture-range=cudaProfilerApi.
 enum class capture_range { whole, profiler_api };
 
+// What the program's cudaProfilerStop ends (HEADROOM_PROFILE_CAPTURE_END, with a capture range):
+// `repeat` (the default), one range, recording starts again at the next cudaProfilerStart; `stop`,
+// the recording: the stream is closed and CUPTI detached (cuptiFinalize), so the rest of the
+// process runs as if never profiled. Once API calls were traced, CUPTI left attached but idle slowed
+// later steps by about 1% on DLRM inference, for torch.profiler too (bench/RESULTS.md, session 14).
+enum class capture_end { repeat, stop };
+
 // Which runtime and driver API calls are recorded (HEADROOM_PROFILE_API): all but the queries that
 // launch, copy and wait for nothing (cudaGetDevice, cudaGetLastError, cudaStreamIsCapturing,
 // cuCtxGetCurrent, ...), which frameworks call several times per kernel (the default: on DLRM
@@ -68,6 +75,7 @@ struct profile_settings {
   std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
   capture_range capture = capture_range::whole;
+  capture_end end = capture_end::repeat;
   api_calls api = api_calls::launches;
   std::chrono::milliseconds flush_period{500};
   std::size_t buffer_pool_bytes = std::size_t{64} << 20;

@@ -148,6 +148,11 @@ int run_profile(const profile_options& options) {
     throw input_error(fmt::format("profile: --api '{}' is not 'all' or 'launches'", options.api));
   if (!options.capture.empty() && options.capture != "whole" && options.capture != "cudaProfilerApi")
     throw input_error(fmt::format("profile: --capture-range '{}' is not 'whole' or 'cudaProfilerApi'", options.capture));
+  if (!options.capture_end.empty() && options.capture_end != "repeat" && options.capture_end != "stop")
+    throw input_error(fmt::format("profile: --capture-range-end '{}' is not 'repeat' or 'stop'", options.capture_end));
+  if (options.capture_end == "stop" && options.capture != "cudaProfilerApi")
+    throw input_error("profile: --capture-range-end stop needs --capture-range cudaProfilerApi (a whole-process "
+                      "recording has no cudaProfilerStop to end it)");
   const auto inject = find_inject_library();
   const auto output = options.output.empty() ? default_output() : options.output;
   const auto streams = make_streams_folder(output);
@@ -158,6 +163,7 @@ int run_profile(const profile_options& options) {
   };
   if (!options.kinds.empty()) env.emplace_back("HEADROOM_PROFILE_KINDS", options.kinds);
   if (!options.capture.empty()) env.emplace_back("HEADROOM_PROFILE_CAPTURE", options.capture);
+  if (!options.capture_end.empty()) env.emplace_back("HEADROOM_PROFILE_CAPTURE_END", options.capture_end);
   if (!options.api.empty()) env.emplace_back("HEADROOM_PROFILE_API", options.api);
   // NVTX goes through the injection library to the libcupti it is bound to in the program
   // (injection.cpp, InitializeInjectionNvtx2), never to a libcupti file named here.

@@ -6,7 +6,8 @@
 //   NVTX: push "outer", push "inner", mark "headroom_test_mark", pop, pop
 //   one cudaMemcpy HtoD and one cudaMemset
 // Usage: profile_target [normal|signal|multi|capture]. `capture` wraps only the b kernels in
-// cudaProfilerStart/cudaProfilerStop (for --capture-range cudaProfilerApi). `signal` sleeps 1.5 s after the work (so the
+// cudaProfilerStart/cudaProfilerStop (for --capture-range cudaProfilerApi), waits 300 ms, and runs a
+// second range of one a kernel at the end. `signal` sleeps 1.5 s after the work (so the
 // profiler's flush thread has written it) and raises SIGTERM. `multi` makes no CUDA call itself: it
 // starts two copies of itself in `normal` mode (fork and exec, as torchrun starts its ranks), the
 // second on the next GPU when there is one, and exits 0 when both did. Exits 77 when no GPU is usable.
@@ -105,7 +106,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 5; ++i) headroom_test_b_kernel<<<1, 32, 0, b>>>(counters);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
-  if (capture_mode) CHECK(cudaProfilerStop());
+  if (capture_mode) {
+    CHECK(cudaProfilerStop());
+    // Past the profiler's flush period (the test sets 50 ms): with --capture-range-end stop, CUPTI
+    // is detached while this program still has CUDA work, NVTX and a second range to come.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
   nvtxRangePop();  // inner
 
   // cuBLAS: C = A * B, 256^3; the kernel's name depends on the cuBLAS version.
@@ -145,9 +151,17 @@ int main(int argc, char** argv) {
   CHECK(cudaEventSynchronize(ready));
   nvtxRangePop();  // outer
 
+  // capture: a second range, one more a kernel (recorded with --capture-range-end repeat only).
+  if (capture_mode) {
+    CHECK(cudaProfilerStart());
+    headroom_test_a_kernel<<<1, 32, 0, a>>>(counters);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaProfilerStop());
+  }
+
   CHECK(cudaMemcpy(host.data(), counters, 3 * sizeof(int), cudaMemcpyDeviceToHost));
   std::printf("profile_target: a=%d b=%d graph=%d kernels ran\n", host[0], host[1], host[2]);
-  if (host[0] != 10 || host[1] != 5 || host[2] != 6) return 1;
+  if (host[0] != (capture_mode ? 11 : 10) || host[1] != 5 || host[2] != 6) return 1;
 
   if (signal_mode) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));

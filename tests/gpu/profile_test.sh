@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Live test of `headroom profile` on a GPU: $1 headroom, $2 profile_target, $3 normal|signal|multi
-# (multi: two processes started by one that makes no CUDA call, as torchrun starts ranks; one store).
+# Live test of `headroom profile` on a GPU: $1 headroom, $2 profile_target, $3 normal|signal|multi|
+# capture|capture-stop (multi: two processes started by one that makes no CUDA call, as torchrun
+# starts ranks, one store; capture: --capture-range cudaProfilerApi; capture-stop: the same with
+# --capture-range-end stop, CUPTI detached while the program still runs).
 # Exits 77 (skipped) when no GPU is usable. Prints every check, so a failure says what was found.
 set -uo pipefail
 bin=$1 target=$2 mode=${3:-normal}
@@ -8,8 +10,13 @@ command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-capture=(); [[ $mode == capture ]] && capture=(--capture-range cudaProfilerApi)
-"$bin" profile "${capture[@]}" -o "$tmp/t.sqlite" -- "$target" "$mode" 2>"$tmp/stderr"
+capture=() target_mode=$mode flush=()
+[[ $mode == capture ]] && capture=(--capture-range cudaProfilerApi)
+if [[ $mode == capture-stop ]]; then
+  capture=(--capture-range cudaProfilerApi --capture-range-end stop) target_mode=capture
+  flush=(HEADROOM_PROFILE_FLUSH_MS=50)  # the detach comes inside the target's 300 ms wait after its first stop
+fi
+env ${flush[@]+"${flush[@]}"} "$bin" profile "${capture[@]}" -o "$tmp/t.sqlite" -- "$target" "$target_mode" 2>"$tmp/stderr"
 status=$?
 cat "$tmp/stderr"
 [[ $status -eq 77 ]] && { echo "profile_target found no usable GPU: skipped"; exit 77; }
@@ -17,6 +24,8 @@ expected=0
 [[ $mode == signal ]] && expected=143
 if [[ $status -ne $expected ]]; then echo "FAIL: exit status $status, expected $expected"; exit 1; fi
 echo "ok: exit status $status"
+# Detaching CUPTI (cuptiUnsubscribe, cuptiFinalize) logs "... failed: ..." when a call fails.
+if [[ $mode == capture-stop ]] && grep -q "failed" "$tmp/stderr"; then echo "FAIL: a CUPTI call failed (above)"; exit 1; fi
 summary='headroom: 1 process, '
 [[ $mode == multi ]] && summary='headroom: 2 processes, '
 grep -q "$summary" "$tmp/stderr" || { echo "FAIL: no summary line '$summary'"; exit 1; }
@@ -71,15 +80,21 @@ kernels = q("SELECT k.start, k.end, k.stream, k.correlation, k.graph_node, s.val
 def named(part):
     return [k for k in kernels if part in k[5]]
 a, b = named("headroom_test_a_kernel"), named("headroom_test_b_kernel")
-if mode == "capture":
-    # Only the b kernels ran between cudaProfilerStart and cudaProfilerStop.
+if mode in ("capture", "capture-stop"):
+    # The b kernels ran in the first cudaProfilerStart/Stop range, one a kernel in the second.
     g = named("headroom_test_graph_kernel")
-    check(len(a) == 0 and len(g) == 0, "no kernel from outside the capture range", f"{len(a)} a, {len(g)} graph")
-    check(len(b) == 5, "the 5 headroom_test_b_kernel records inside it", len(b))
+    second = 1 if mode == "capture" else 0
+    check(len(a) == second and len(g) == 0, f"{second} a kernel (the second range) and no other kernel from outside the ranges",
+          f"{len(a)} a, {len(g)} graph")
+    check(len(b) == 5, "the 5 headroom_test_b_kernel records of the first range", len(b))
     gemm = [k[5] for k in kernels if any(p in k[5].lower() for p in ("gemm", "nvjet", "cutlass"))]
-    check(not gemm, "no cuBLAS kernel (launched after the stop)", gemm[:3])
+    check(not gemm, "no cuBLAS kernel (launched between the ranges)", gemm[:3])
     warnings = [w for (w,) in q("SELECT what FROM warnings")]
-    check(any("1 cudaProfilerStart/Stop range" in w for w in warnings), "the trace says it holds one capture range", warnings)
+    ranges = 2 if mode == "capture" else 1
+    check(any(f"{ranges} cudaProfilerStart/Stop range" in w for w in warnings), f"the trace says it holds {ranges} capture range(s)", warnings)
+    if mode == "capture-stop":
+        check(any("recording ended at the program's first cudaProfilerStop" in w for w in warnings),
+              "the trace says the first stop ended the recording", warnings)
     check(len(q("SELECT * FROM devices")) >= 1, "device described", "")
     sys.exit(1 if failures else 0)
 check(len(a) == 10, "10 headroom_test_a_kernel records", len(a))

@@ -1,4 +1,5 @@
-// headroom profile [-o FILE] [--kinds LIST] [--api A] [--capture-range R] [--no-nvtx] [--keep-streams] -- CMD ARGS...
+// headroom profile [-o FILE] [--kinds LIST] [--api A] [--capture-range R [--capture-range-end E]] [--no-nvtx]
+//                  [--keep-streams] -- CMD ARGS...
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,13 @@ const command_registration registration{command{
                       "whole (default): record the whole process; cudaProfilerApi: record only between the program's\n"
                       "cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start()/stop()), as nsys does")
           ->check(CLI::IsMember({"whole", "cudaProfilerApi"}));
+      sub->add_option("--capture-range-end", args->capture_end,
+                      "With --capture-range cudaProfilerApi, what the program's cudaProfilerStop ends. repeat\n"
+                      "(default): one range; the next cudaProfilerStart records again. stop: the recording; the\n"
+                      "trace is closed and CUPTI detached a flush period later, so the rest of the program runs\n"
+                      "as if never profiled (CUPTI left attached after tracing API calls slows a program by about\n"
+                      "1%, bench/RESULTS.md)")
+          ->check(CLI::IsMember({"repeat", "stop"}));
       sub->add_flag("--no-nvtx", *no_nvtx, "Do not route NVTX ranges to the profiler (NVTX_INJECTION64_PATH is left unset)");
       sub->add_flag("--keep-streams", args->keep_streams,
                     "Keep the per-process event streams (FILE.streams.XXXXXX/<pid>.hrs) after merging");
@@ -46,17 +54,16 @@ const command_registration registration{command{
           "  headroom profile -o train.sqlite -- python3 train.py --steps 50\n"
           "  headroom profile -o job.sqlite -- torchrun --nproc-per-node 8 train.py   # one process per rank\n"
           "  headroom profile --capture-range cudaProfilerApi -o steps.sqlite -- python3 train.py\n"
+          "  headroom profile --capture-range cudaProfilerApi --capture-range-end stop -- python3 serve.py\n"
           "  headroom analyze train.sqlite\n"
           "\n"
           "Environment:\n"
           "  HEADROOM_INJECT_LIB        the injection library (default <headroom dir>/../lib/libheadroom_inject.so)\n"
-          "  HEADROOM_CUPTI_LIB         libcupti for NVTX (default: the one headroom was built against, then the\n"
-          "                             loader's libcupti.so, then $CUDA_HOME/lib64, /usr/local/cuda/lib64,\n"
-          "                             /usr/local/cuda/targets/x86_64-linux/lib)\n"
           "  HEADROOM_PROFILE_FLUSH_MS  how often each process flushes its records to disk\n"
           "  HEADROOM_PROFILE_BUFFER_MB activity buffer memory per process\n"
-          "Set for CMD: CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, HEADROOM_PROFILE_DIR, HEADROOM_PROFILE_KINDS,\n"
-          "HEADROOM_PROFILE_API, HEADROOM_PROFILE_CAPTURE.\n"
+          "Set for CMD: CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH (the injection library, which hands NVTX to\n"
+          "the program's libcupti), HEADROOM_PROFILE_DIR, HEADROOM_PROFILE_KINDS, HEADROOM_PROFILE_API,\n"
+          "HEADROOM_PROFILE_CAPTURE, HEADROOM_PROFILE_CAPTURE_END (docs/profiler.md lists every variable).\n"
           "Another CUPTI client in CMD (torch.profiler, nsys, ncu) takes precedence: that process runs unprofiled.");
       return [args, no_nvtx] {
         args->nvtx = !*no_nvtx;

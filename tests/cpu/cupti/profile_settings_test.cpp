@@ -54,6 +54,22 @@ TEST(profile_settings, kinds_list_selects_only_the_named_groups_plus_device_prop
   EXPECT_EQ(kinds.size(), 3u);
 }
 
+TEST(profile_settings, a_capture_range_repeats_unless_its_end_is_asked_to_stop_the_recording) {
+  const std::pair<const char*, const char*> range{"HEADROOM_PROFILE_CAPTURE", "cudaProfilerApi"};
+  EXPECT_EQ(from({range}).end, capture_end::repeat);
+  EXPECT_EQ(from({range, {"HEADROOM_PROFILE_CAPTURE_END", "Stop"}}).end, capture_end::stop);
+  const auto bad = from({range, {"HEADROOM_PROFILE_CAPTURE_END", "shutdown"}});
+  EXPECT_EQ(bad.end, capture_end::repeat);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_CAPTURE_END='shutdown'"), std::string::npos);
+  // Without a capture range there is no stop to end anything: the whole process is recorded.
+  const auto whole = from({{"HEADROOM_PROFILE_CAPTURE_END", "stop"}});
+  EXPECT_EQ(whole.end, capture_end::repeat);
+  EXPECT_EQ(whole.capture, capture_range::whole);
+  ASSERT_EQ(whole.problems.size(), 1u);
+  EXPECT_NE(whole.problems[0].find("needs HEADROOM_PROFILE_CAPTURE=cudaProfilerApi"), std::string::npos);
+}
+
 TEST(profile_settings, capture_range_is_the_whole_process_unless_the_profiler_api_is_named) {
   EXPECT_EQ(from({}).capture, capture_range::whole);
   EXPECT_EQ(from({{"HEADROOM_PROFILE_CAPTURE", "whole"}}).capture, capture_range::whole);

@@ -76,6 +76,25 @@ TEST_F(Launcher, CommandSeesTheProfilerEnvironment) {
   EXPECT_EQ(profile({"sh", "-c", "test -z \"$NVTX_INJECTION64_PATH\""}, false, {}, false), 0);
 }
 
+TEST_F(Launcher, CaptureRangeEndReachesTheCommandAndNeedsACaptureRange) {
+  profile_options o;
+  o.command = {"sh", "-c", "test \"$HEADROOM_PROFILE_CAPTURE_END\" = stop && test \"$HEADROOM_PROFILE_CAPTURE\" = cudaProfilerApi"};
+  o.output = dir / "t.sqlite";
+  o.capture = "cudaProfilerApi";
+  o.capture_end = "stop";
+  EXPECT_EQ(run_profile(o), 0);
+  o.capture_end = "shutdown";
+  EXPECT_THROW(run_profile(o), input_error);
+  o.capture_end = "stop";
+  o.capture.clear();  // the whole process: no cudaProfilerStop to end the recording
+  try {
+    run_profile(o);
+    FAIL() << "expected input_error";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs --capture-range cudaProfilerApi"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(Launcher, UnknownKindIsRefused) {
   EXPECT_THROW(profile({"true"}, false, "kernel,bogus"), input_error);
 }
