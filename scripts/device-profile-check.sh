@@ -6,6 +6,7 @@
 #      ProfilerStep#N ranges; it also lists the libcupti files mapped in a recorded torch process
 #      (two files: two CUPTI copies, the reason NVTX_INJECTION64_PATH names the injection library);
 #      (GPU_TEST_ENVS="VAR=VALUE ..." runs them again under each setting);
+#   2b. with LAUNCH_COST=1, bench/launch_cost.sh: the host cost of one launch under each setting;
 #   3. the A/B (bench/profile_overhead_ab.sh) of AB_PROFILERS (default "none headroom torch":
 #      none records nothing, the control for how often a process turns slow on its own) on
 #      AB_WORKLOADS (default dlrm_infer), AB_REPS processes each (default 3);
@@ -57,6 +58,13 @@ PY
 timeout 60 "$B" profile -o "$W/maps.sqlite" -- python3 -c "
 import torch; torch.zeros(1, device='cuda'); torch.cuda.nvtx.range_push('x'); torch.cuda.nvtx.range_pop()
 print(sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libcupti' in l}))" 2>&1 | grep -v "^headroom:" | sed 's/^/libcupti files mapped: /'
+fi
+
+# 2b. The host cost of one launch under each setting (bench/launch_cost.sh; LAUNCH_COST=1 runs it,
+#     LAUNCH_COST_REPS processes of each, default 3).
+if [[ ${LAUNCH_COST:-0} == 1 && $(left) -gt 120 ]]; then
+  REPS=${LAUNCH_COST_REPS:-3} OUT=$W timeout $(( $(left) / 3 )) bench/launch_cost.sh build/device 2>"$W/launch-cost.err" | tee "$W/launch-cost.md"
+  echo "launch cost done at $(elapsed) s"
 fi
 
 # 3. The A/B with its control.
