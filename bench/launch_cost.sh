@@ -10,7 +10,9 @@
 #   REPS=3 CONFIGS="plain kernel default" bench/launch_cost.sh
 #
 # Configs: plain (no profiler); kernel, kernel+runtime, kernel+runtime+driver (--kinds); default
-# (every kind); calls (the default kinds with HEADROOM_PROFILE_API_ENABLE=calls); api-all (--api all).
+# (every kind); no-driver (every kind but driver: torch.profiler's CUDA activity records no driver
+# calls either, but then a driver launch joins no call); calls (the default kinds with
+# HEADROOM_PROFILE_API_ENABLE=calls); api-all (--api all).
 # Each variant (runtime launches; runtime launches with 4 query calls each; driver launches) runs
 # every config REPS times, interleaved. Prints a Markdown table: ns per launch (median over reps of
 # each process's median round), the difference from plain, and rep 1's API calls and kernels.
@@ -22,7 +24,7 @@ for f in "$headroom" "$program"; do
   [[ -x $f ]] || { echo "no $f (run scripts/device-build first)" >&2; exit 2; }
 done
 reps=${REPS:-3}
-configs=${CONFIGS:-plain kernel kernel+runtime kernel+runtime+driver default calls api-all}
+configs=${CONFIGS:-plain kernel kernel+runtime kernel+runtime+driver default no-driver calls api-all}
 work=${OUT:-$(mktemp -d)}/launch_cost
 mkdir -p "$work"
 declare -A variant_args=([runtime]="--api runtime" [runtime-queries]="--api runtime --queries 4" [driver]="--api driver")
@@ -35,6 +37,7 @@ run() {  # config variant rep
     plain) ;;
     kernel|kernel+runtime|kernel+runtime+driver) profile=(--kinds "${config//+/,}") ;;
     default|calls) ;;
+    no-driver) profile=(--kinds kernel,memcpy,memset,runtime,nvtx,overhead,sync) ;;
     api-all) profile=(--api all) ;;
     *) echo "unknown config $config" >&2; return ;;
   esac
