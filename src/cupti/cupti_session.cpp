@@ -78,6 +78,7 @@ struct session {
   // stream and detach CUPTI; no later start records anything.
   bool capture_over = false;
   std::atomic<bool> detach_requested{false};
+  std::atomic<bool> finalize_armed{false};  // the next runtime or driver call's exit calls cuptiFinalize
 
   std::unique_ptr<activity_buffer_pool> pool;
   std::atomic<bool> refusing{false};  // set once the stream is closed
@@ -260,17 +261,20 @@ void report_incomplete_stream(const session& s) {
   }
 }
 
-// HEADROOM_PROFILE_CAPTURE_END=stop, on the flush thread: the stream is closed and CUPTI detached
-// (unsubscribed, then cuptiFinalize, as NVIDIA's cupti_finalize sample does from a thread of its
-// own), so that the rest of the process pays nothing for having been recorded. Nothing calls into
-// CUPTI afterwards: any CUPTI call would attach it again.
-void detach(session& s) {
+// HEADROOM_PROFILE_CAPTURE_END=stop, on the flush thread: the stream is closed, then the
+// detach is armed. cupti_activity.h recommends calling cuptiFinalize at the exit of a CUDA runtime
+// or driver call, from CUPTI's callback, once the records are flushed (NVIDIA's cupti_finalize
+// sample does it so): every runtime and driver call gets our callback from here on, and the first
+// to return calls it (on_callback). Afterwards the rest of the process pays nothing for having been
+// recorded; nothing of ours calls CUPTI again, since any call would attach it again.
+void arm_detach(session& s) {
   close_stream(s);
   s.stopping.store(true);  // the exit handler and a fatal signal find nothing left to flush
-  if (s.subscriber != nullptr) HEADROOM_CUPTI_TRY(cuptiUnsubscribe(s.subscriber));
-  s.subscriber = nullptr;
-  HEADROOM_CUPTI_TRY(cuptiFinalize());
   report_incomplete_stream(s);
+  s.finalize_armed.store(true);
+  if (s.subscriber == nullptr) return;
+  HEADROOM_CUPTI_TRY(cuptiEnableDomain(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API));
+  HEADROOM_CUPTI_TRY(cuptiEnableDomain(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
 }
 
 // cuptiActivityFlushPeriod only returns full buffers, so a quiet process would deliver nothing
@@ -307,7 +311,7 @@ void flush_loop(session* s) {
       } else if (std::chrono::steady_clock::now() >= detach_at) {
         lock.unlock();
         flush_now(*s, 0);
-        detach(*s);
+        arm_detach(*s);
         return;
       }
     }
@@ -612,6 +616,13 @@ void capture_stop(session& s) {
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   session* s = g_session;
   if (!owned_here(s) || data == nullptr) return;
+  if (s->finalize_armed.load(std::memory_order_relaxed) &&
+      (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+      static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT && s->finalize_armed.exchange(false)) {
+    // arm_detach: the stream is closed and flushed; CUPTI leaves the process here.
+    HEADROOM_CUPTI_TRY(cuptiFinalize());
+    return;
+  }
   try {
     if (s->api_log && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)) {
       record_api_call(*s, domain, cbid, *static_cast<const CUpti_CallbackData*>(data));
