@@ -49,14 +49,7 @@ run() {  # config variant rep
       timeout 60 "$headroom" profile "${profile[@]}" -o "$base.sqlite" -- "$program" ${variant_args[$variant]}
   fi >"$base.json" 2>"$base.log" || echo "!! $config $variant rep $rep failed (log: $base.log)" >&2
   if [[ -f $base.sqlite ]]; then
-    python3 - "$base.sqlite" >"$base.records.json" <<'COUNT'
-import json, sqlite3, sys
-c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-one = lambda sql: c.execute(sql).fetchone()[0]
-print(json.dumps({"api_calls": one("SELECT count(*) FROM api_calls"), "kernels": one("SELECT count(*) FROM kernels"),
-                  "joined": one("SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1 FROM api_calls a "
-                                "WHERE a.process = k.process AND a.correlation = k.correlation)")}))
-COUNT
+    python3 bench/store_records.py "$base.sqlite" >"$base.records.json"
     rm -f "$base.sqlite"
   fi
 }

@@ -61,14 +61,7 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
         # What the store holds, before it goes: an A/B whose headroom process recorded no launch
         # call measured something else than the target's "while recording launch calls" (session
         # 14: a setting that recorded none looked cheaper).
-        [[ $recorder == headroom && -f $base.sqlite ]] && python3 - "$base.sqlite" >"$base.records.json" <<'COUNT'
-import json, sqlite3, sys
-c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-one = lambda sql: c.execute(sql).fetchone()[0]
-print(json.dumps({"api_calls": one("SELECT count(*) FROM api_calls"), "kernels": one("SELECT count(*) FROM kernels"),
-                  "joined": one("SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1 FROM api_calls a "
-                                "WHERE a.process = k.process AND a.correlation = k.correlation)")}))
-COUNT
+        [[ $recorder == headroom && -f $base.sqlite ]] && python3 bench/store_records.py "$base.sqlite" >"$base.records.json"
         [[ ${KEEP_STORES:-0} == 1 ]] || rm -f "$base.sqlite"
       done
     done

@@ -76,7 +76,6 @@ struct session {
   bool capture_failure_logged = false;
   // HEADROOM_PROFILE_CAPTURE_END=stop: the first cudaProfilerStop asks the flush thread to close the
   // stream and detach CUPTI; no later start records anything.
-  bool capture_over = false;
   std::atomic<bool> detach_requested{false};
   std::atomic<bool> finalize_armed{false};  // the next runtime or driver call's exit calls cuptiFinalize
 
@@ -231,11 +230,9 @@ void close_stream(session& s) {
   s.refusing.store(true, std::memory_order_release);
   s.recording_api.store(false);
   std::uint32_t ranges = 0;
-  bool over = false;
   {
     std::lock_guard capture(s.capture_mutex);
     ranges = s.capture_ranges;
-    over = s.capture_over;
   }
   std::lock_guard lock(s.convert_mutex);
   if (s.closed) return;
@@ -244,7 +241,7 @@ void close_stream(session& s) {
     s.writer->add_warning(ranges == 0 ? std::string("recording was limited to cudaProfilerStart/Stop ranges and "
                                                      "the program never called cudaProfilerStart: nothing was recorded")
                                        : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)", ranges));
-    if (over) s.writer->add_warning(capture_end_warning);
+    if (s.detach_requested.load()) s.writer->add_warning(capture_end_warning);
   }
   drain_api_calls_locked(s);
   collect_dropped_locked(s, nullptr, 0);
@@ -578,7 +575,7 @@ void record_api_call(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId c
 // driver's, so both are idempotent): recording begins.
 void capture_start(session& s) {
   std::lock_guard lock(s.capture_mutex);
-  if (s.capturing || s.capture_over) return;
+  if (s.capturing || s.detach_requested.load()) return;
   s.capturing = true;
   ++s.capture_ranges;
   set_api_recording(s, true);
@@ -606,8 +603,7 @@ void capture_stop(session& s) {
   for (auto kind : s.capture_enabled) disable_kind(s, kind);
   s.capture_enabled.clear();
   if (s.settings.end == capture_end::stop) {
-    // CUPTI may not be finalised from inside its own callback: the flush thread does it.
-    s.capture_over = true;
+    // The flush thread closes the stream once the range's work is done, then arms the detach.
     s.detach_requested.store(true);
     s.flusher_wake.notify_all();
   }
