@@ -29,7 +29,7 @@
 #include "headroom/worker/timing_stats.hpp"
 #include "headroom/util/embedded.hpp"
 #include "headroom/util/json.hpp"
-#include "worker/device.hpp"
+#include "headroom/worker/device.hpp"
 #include "worker/dlpack.hpp"
 #include "worker/poison.hpp"
 #include "worker/python.hpp"
@@ -237,7 +237,7 @@ class worker {
     nonce_ = std::string(req["nonce"].get_string().value());
     std::string dev_name(req["device"].get_string().value());
     std::string allocator(req["poison_allocator"].get_string().value());
-    dev_ = std::make_unique<device>(dev_name);
+    dev_ = make_device(dev_name);
     if (dev_->is_cuda()) poison_ = std::make_unique<cuda_poison>(allocator);
     // The driver module, from the copy compiled into this binary.
     auto files = util::worker_python_files();

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-namespace headroom::worker {
+namespace headroom::cuda {
 
 class hold_watchdog {
  public:
@@ -67,4 +67,4 @@ class hold_watchdog {
   std::chrono::steady_clock::time_point deadline_;
 };
 
-}  // namespace headroom::worker
+}  // namespace headroom::cuda

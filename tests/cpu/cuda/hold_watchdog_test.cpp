@@ -1,7 +1,7 @@
 // The word a held stream waits on and its watchdog (worker/hold_watchdog.hpp): the worker opens it
 // after the call (1); a call that outlives the hold is let out at the deadline (2), and the worker
 // learns that its sample cannot be used; an earlier hold's deadline never opens a later hold.
-#include "worker/hold_watchdog.hpp"
+#include "headroom/cuda/hold_watchdog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-using headroom::worker::hold_watchdog;
+using headroom::cuda::hold_watchdog;
 using namespace std::chrono_literals;
 
 namespace {

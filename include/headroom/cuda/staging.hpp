@@ -2,7 +2,7 @@
 // Copies between pageable host memory and the device through two staging buffers (pinned, on the
 // GPU): the asynchronous transfer of one slice overlaps the host side of the other. The order of
 // waits is the whole of the correctness, so it lives here, apart from CUDA, where a test drives it
-// with transfers that run late (tests/cpu/eval/staging_test.cpp).
+// with transfers that run late (tests/cpu/cuda/staging_test.cpp).
 //
 // Ops: std::byte* buffer(int b)   the staging buffer b (0 or 1), `slice` bytes
 //      void wait(int b)            the transfer last started on buffer b is done
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 
-namespace headroom::worker {
+namespace headroom::cuda {
 
 template <class Ops> void staged_to_device(std::byte* dst, const std::byte* src, std::size_t bytes, std::size_t slice, Ops& ops) {
   for (std::size_t at = 0, k = 0; at < bytes; at += slice, ++k) {
@@ -58,4 +58,4 @@ template <class Ops> bool staged_equal(const std::byte* src, const std::byte* ho
   return true;
 }
 
-}  // namespace headroom::worker
+}  // namespace headroom::cuda

@@ -10,11 +10,11 @@
 #include <functional>
 #include <vector>
 
-#include "worker/staging.hpp"
+#include "headroom/cuda/staging.hpp"
 
 namespace {
 
-using namespace headroom::worker;
+using namespace headroom::cuda;
 
 struct late_transfers {
   explicit late_transfers(std::size_t slice) : buffers{std::vector<std::byte>(slice), std::vector<std::byte>(slice)} {}
