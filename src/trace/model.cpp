@@ -95,6 +95,29 @@ void append(trace& into, trace&& from) {
   into.dropped_records += from.dropped_records;
 }
 
+void fill_synchronization_threads(trace& t) {
+  if (t.synchronizations.empty() || t.api_calls.empty()) return;
+  struct call_thread {
+    std::uint16_t process;
+    std::uint64_t correlation;
+    std::uint32_t thread;
+  };
+  std::vector<call_thread> calls;
+  calls.reserve(t.api_calls.size());
+  for (const auto& c : t.api_calls) {
+    if (c.correlation != 0) calls.push_back({c.process, c.correlation, c.thread});
+  }
+  const auto key = [](const call_thread& c) { return std::pair{c.process, c.correlation}; };
+  std::sort(calls.begin(), calls.end(), [&](const call_thread& a, const call_thread& b) { return key(a) < key(b); });
+  for (auto& y : t.synchronizations) {
+    if (y.thread != 0 || y.correlation == 0) continue;
+    const call_thread probe{y.process, y.correlation, 0};
+    const auto it = std::lower_bound(calls.begin(), calls.end(), probe,
+                                     [&](const call_thread& a, const call_thread& b) { return key(a) < key(b); });
+    if (it != calls.end() && key(*it) == key(probe)) y.thread = it->thread;
+  }
+}
+
 std::string_view to_string(activity_kind k) {
   switch (k) {
     case activity_kind::kernel: return "kernel";
@@ -133,6 +156,7 @@ std::string_view to_string(sync_kind k) {
     case sync_kind::stream_wait_event: return "stream_wait_event";
     case sync_kind::stream_synchronize: return "stream_synchronize";
     case sync_kind::context_synchronize: return "context_synchronize";
+    case sync_kind::event_record: return "event_record";
   }
   return "?";
 }
