@@ -119,7 +119,7 @@ std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, ste
     std::vector<mapped> all;
     for (auto ri : cpu) {
       const auto& r = t_.ranges[ri];
-      mapped m{{r.name, 0, 0, none, none}, false, 0};
+      mapped m{{r.name, 0, 0, no_activity, no_activity}, false, 0};
       auto it = std::lower_bound(api.begin(), api.end(), r.start,
                                  [&](std::uint32_t i, time_ns t) { return call_at(i).start < t; });
       for (; it != api.end(); ++it) {
@@ -198,13 +198,13 @@ std::optional<window> step_finder::steady_window(const timeline& tl, int warmup)
   }
   w.steps = last - first + 1;
   w.skipped_warmup = first;
-  const auto anchor = [&](const step& s) { return s.first != none ? s.first : first_starting_at(t_, tl, s.start); };
+  const auto anchor = [&](const step& s) { return s.first != no_activity ? s.first : first_starting_at(t_, tl, s.start); };
   if (start_to_start) {
     for (int k = first; k < n; ++k) w.boundaries.push_back({anchor(steps[static_cast<std::size_t>(k)]), false});
   } else {
-    std::uint32_t closing = steps.front().last != none ? steps.front().last : last_ending_by(t_, tl, w.end);
+    std::uint32_t closing = steps.front().last != no_activity ? steps.front().last : last_ending_by(t_, tl, w.end);
     for (const auto& s : steps) {
-      if (s.last != none && t_.activities[s.last].end > t_.activities[closing].end) closing = s.last;
+      if (s.last != no_activity && t_.activities[s.last].end > t_.activities[closing].end) closing = s.last;
     }
     w.boundaries = {{anchor(steps.front()), false}, {closing, true}};
   }

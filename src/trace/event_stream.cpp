@@ -726,8 +726,8 @@ class stream_reader {
         if (std::binary_search(launched.begin(), launched.end(), l.correlation)) t_.launches.push_back(l);
       }
     }
-    // CUPTI's synchronisation records name no thread; the API call with the same correlation id does.
-    fill_synchronization_threads(t_);
+    // CUPTI's synchronisation records name no thread, its event records no time; their calls do.
+    complete_synchronizations(t_);
     t_.dropped_records = counters_.dropped_records;
     if (counters_.untimed_records) {
       add_warning(fmt::format("{} activities without timestamps (the profiler could not collect them) were skipped",

@@ -479,7 +479,7 @@ void kineto_event_mapper::sync(const event_args& args, std::string_view name, ti
     if (args.wait_on_record && *args.wait_on_record > 0) {
       y.record_correlation = static_cast<std::uint64_t>(*args.wait_on_record);
       // The record itself is not an event of the trace: the wait says which call recorded the
-      // event and on which stream; finish() dates it by that call.
+      // event and on which stream, and the call says when.
       synchronization r;
       r.kind = sync_kind::event_record;
       r.correlation = y.record_correlation;
@@ -487,7 +487,6 @@ void kineto_event_mapper::sync(const event_args& args, std::string_view name, ti
       r.stream = stream_or_none(args.wait_on_stream);
       r.device = y.device;
       r.context = y.context;
-      r.start = r.end = start;
       records_.push_back(r);
     }
   }
@@ -495,22 +494,12 @@ void kineto_event_mapper::sync(const event_args& args, std::string_view name, ti
 }
 
 void kineto_event_mapper::add_event_records() {
-  if (records_.empty()) return;
-  // One row per recording call, dated by that call when the trace kept it.
-  std::sort(records_.begin(), records_.end(), [](const synchronization& a, const synchronization& b) {
-    return a.correlation != b.correlation ? a.correlation < b.correlation : a.start < b.start;
-  });
+  // One row per recording call; complete_synchronizations dates it by that call.
+  std::sort(records_.begin(), records_.end(),
+            [](const synchronization& a, const synchronization& b) { return a.correlation < b.correlation; });
   records_.erase(std::unique(records_.begin(), records_.end(),
                              [](const synchronization& a, const synchronization& b) { return a.correlation == b.correlation; }),
                  records_.end());
-  const auto date = [&](std::uint64_t correlation, time_ns start, time_ns end) {
-    const auto it = std::lower_bound(records_.begin(), records_.end(), correlation,
-                                     [](const synchronization& r, std::uint64_t c) { return r.correlation < c; });
-    if (it != records_.end() && it->correlation == correlation) it->start = start, it->end = end;
-  };
-  for (const auto& c : out_.api_calls) date(c.correlation, c.start, c.end);
-  for (const auto& l : out_.launches) date(l.correlation, l.start, l.start);
-  std::sort(records_.begin(), records_.end(), [](const synchronization& a, const synchronization& b) { return a.start < b.start; });
   out_.synchronizations.insert(out_.synchronizations.end(), records_.begin(), records_.end());
   records_.clear();
 }
@@ -581,7 +570,6 @@ void kineto_event_mapper::top_level(std::string_view key, ondemand::document& do
 }
 
 void kineto_event_mapper::finish(std::string_view file_name) {
-  add_event_records();
   if (base_time_ != 0) {
     for (auto& a : out_.activities) a.start += base_time_, a.end += base_time_;
     for (auto& c : out_.api_calls) c.start += base_time_, c.end += base_time_;
@@ -589,7 +577,8 @@ void kineto_event_mapper::finish(std::string_view file_name) {
     for (auto& r : out_.ranges) r.start += base_time_, r.end += base_time_;
     for (auto& y : out_.synchronizations) y.start += base_time_, y.end += base_time_;
   }
-  fill_synchronization_threads(out_);
+  add_event_records();
+  complete_synchronizations(out_);
   process_info p;
   p.pid = pid_ >= 0 ? static_cast<std::uint32_t>(pid_) : 0;
   p.name = file_name;

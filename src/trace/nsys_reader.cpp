@@ -384,7 +384,7 @@ class nsys_reader {
       t_.synchronizations.push_back(y);
     }
     if (unknown > 0) t_.warnings.push_back({"synchronisation records of an unknown syncType skipped", unknown});
-    fill_synchronization_threads(t_);
+    complete_synchronizations(t_);
   }
 
   void read_nvtx() {

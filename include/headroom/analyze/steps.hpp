@@ -34,11 +34,11 @@ class step_finder {
     trace::string_id name;
     time_ns start;
     time_ns end;
-    // The activities that start first and end last (launch correlation only; else `none`).
-    std::uint32_t first = none;
-    std::uint32_t last = none;
+    // The activities that start first and end last (launch correlation only; else no_activity).
+    std::uint32_t first = no_activity;
+    std::uint32_t last = no_activity;
   };
-  static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t no_activity = std::numeric_limits<std::uint32_t>::max();
   // An api call or a launch pair, by index into api_calls then launches.
   struct call {
     time_ns start;

@@ -195,9 +195,11 @@ struct trace {
 // Moves `from` into `into`, remapping string ids and process indices (one trace per rank, say).
 void append(trace& into, trace&& from);
 
-// Sets the thread of each synchronisation whose thread is unknown (0) from the api call with the
-// same process and correlation id (CUPTI's and Kineto's synchronisation records name no thread).
-void fill_synchronization_threads(trace& t);
+// Completes synchronisations from the api call (or launch pair) with the same process and
+// correlation id: the thread where it is unknown (0; CUPTI's and Kineto's records name none), and
+// the time of an event record that has none (start and end 0; CUPTI's CUDA_EVENT records carry no
+// host time, Kineto names the recording call only).
+void complete_synchronizations(trace& t);
 
 std::string_view to_string(activity_kind k);
 std::string_view to_string(copy_kind k);
