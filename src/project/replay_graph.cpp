@@ -371,8 +371,13 @@ class graph_builder {
     return c != none ? t_.api_calls[c].start : s.start;
   }
 
-  // The stream and time of the cudaEventRecord a wait refers to.
-  std::optional<std::pair<const stream_queue*, time_ns>> recorded(const synchronization& s, time_ns wait_time) const {
+  // The cudaEventRecord a wait refers to: where it recorded (nullptr: a stream without work, so the
+  // event marks nothing) and when; nothing when the trace does not say.
+  struct event_mark {
+    const stream_queue* queue;
+    time_ns at;
+  };
+  std::optional<event_mark> recorded(const synchronization& s, time_ns wait_time) const {
     const synchronization* record = nullptr;
     if (s.record_correlation != 0) {
       const auto it = records_.find({s.process, s.record_correlation});
@@ -387,9 +392,15 @@ class graph_builder {
       }
     }
     if (record == nullptr || record->stream < 0) return std::nullopt;
-    const auto* q = queue(record->process, record->device, record->stream);
-    if (q == nullptr) return std::nullopt;
-    return std::pair{q, call_start(*record)};
+    return event_mark{queue(record->process, record->device, record->stream), call_start(*record)};
+  }
+
+  // The work an event marks: the last work enqueued on its stream before it was recorded.
+  template <class F>
+  void for_each_marked(const event_mark& m, F&& f) const {
+    if (m.queue == nullptr) return;
+    const auto done = enqueued_before(*m.queue, m.at);
+    if (done > 0) for_each_awaited(m.queue->activities[done - 1], f);
   }
 
   void add_synchronization_edges() {
@@ -401,8 +412,14 @@ class graph_builder {
       }
     }
     std::sort(records_by_event_.begin(), records_by_event_.end());
+    std::vector<char> has_row(t_.api_calls.size(), 0);
     for (const auto& s : t_.synchronizations) {
-      if (s.kind == sync_kind::stream_wait_event) add_stream_wait(s);
+      if (s.kind != sync_kind::stream_wait_event) continue;
+      add_stream_wait(s);
+      if (const auto c = call_of(s.process, s.correlation); c != none) has_row[c] = 1;
+    }
+    for (std::uint32_t c = 0; c < t_.api_calls.size(); ++c) {
+      if (!has_row[c] && contains(t_.strings[t_.api_calls[c].name], "StreamWaitEvent")) add_inferred_stream_wait(c);
     }
     for (std::uint32_t c = 0; c < t_.api_calls.size(); ++c) {
       if (waits_[c] == wait_inferred) {
@@ -418,20 +435,79 @@ class graph_builder {
 
   void add_stream_wait(const synchronization& s) {
     const time_ns at = call_start(s);
-    const auto* waiting = s.stream >= 0 ? queue(s.process, s.device, s.stream) : nullptr;
     const auto rec = recorded(s, at);
-    if (waiting == nullptr || !rec) {
+    if (s.stream < 0 || !rec) {
       ++g_.support.event_waits_unknown;
       return;
     }
     ++g_.support.event_waits;
+    const auto* waiting = queue(s.process, s.device, s.stream);
+    if (waiting == nullptr) return;  // a stream that never ran anything
     const auto next = enqueued_before(*waiting, at);
-    const auto done = enqueued_before(*rec->first, rec->second);
-    if (next >= waiting->activities.size() || done == 0) return;  // nothing waits, or nothing to wait for
+    if (next >= waiting->activities.size()) return;  // nothing enqueued after the wait
     const auto w = g_.activity_node[waiting->activities[next]];
-    for_each_awaited(rec->first->activities[done - 1], [&](std::uint32_t a) {
-      add_edge(w, g_.activity_node[a], dependency::event_wait, true, false);
+    for_each_marked(*rec, [&](std::uint32_t a) { add_edge(w, g_.activity_node[a], dependency::event_wait, true, false); });
+  }
+
+  // A cudaStreamWaitEvent the trace has no record for (Kineto before PyTorch 2.1) names neither
+  // stream. PyTorch records an event on the stream that produced the work and makes the consuming
+  // stream wait for it, from the same thread: the waiting stream is taken to be that of the next
+  // work the thread launches, and the awaited work the last work enqueued before the wait on the
+  // stream the thread launched onto last before it, other than the waiting one. Edges this guesses
+  // wrong are dropped by the times when they contradict them.
+  void add_inferred_stream_wait(std::uint32_t call) {
+    const auto& c = t_.api_calls[call];
+    const auto& launches = thread_launches(c.process, c.thread);
+    const auto next = std::lower_bound(launches.begin(), launches.end(), c.start,
+                                       [](const thread_launch& l, time_ns t) { return l.at < t; });
+    if (next == launches.end()) {
+      ++g_.support.event_waits_unknown;
+      return;
+    }
+    const auto* waiting = next->queue;
+    const stream_queue* producer = nullptr;
+    for (auto it = next; it != launches.begin();) {
+      --it;
+      if (it->queue != waiting) {
+        producer = it->queue;
+        break;
+      }
+    }
+    if (producer == nullptr) {
+      ++g_.support.event_waits_unknown;
+      return;
+    }
+    ++g_.support.event_waits_inferred;
+    const auto w = enqueued_before(*waiting, c.start);
+    if (w >= waiting->activities.size()) return;
+    for_each_marked({producer, c.start}, [&](std::uint32_t a) {
+      add_edge(g_.activity_node[waiting->activities[w]], g_.activity_node[a], dependency::event_wait, true, false);
     });
+  }
+
+  struct thread_launch {
+    time_ns at;
+    const stream_queue* queue;
+  };
+
+  // The launches of one host thread in time order, each with the stream of its (first) work.
+  const std::vector<thread_launch>& thread_launches(std::uint16_t process, std::uint32_t thread) {
+    if (launches_by_thread_.empty()) {
+      for (std::uint32_t i = 0; i < t_.activities.size(); ++i) {
+        const auto c = launch_of_[i];
+        if (c == none) continue;
+        const auto& a = t_.activities[i];
+        const auto& call = t_.api_calls[c];
+        const auto* q = queue(a.process, a.device, a.stream);
+        launches_by_thread_[{call.process, call.thread}].push_back({call.start, q});
+      }
+      for (auto& [k, v] : launches_by_thread_) {
+        std::stable_sort(v.begin(), v.end(), [](const thread_launch& a, const thread_launch& b) { return a.at < b.at; });
+      }
+    }
+    static const std::vector<thread_launch> empty;
+    const auto it = launches_by_thread_.find({process, thread});
+    return it != launches_by_thread_.end() ? it->second : empty;
   }
 
   void await(std::uint32_t call, const stream_queue& q) {
@@ -456,12 +532,9 @@ class graph_builder {
         break;
       case sync_kind::event_synchronize:
         if (const auto rec = recorded(s, c.start)) {
-          const auto done = enqueued_before(*rec->first, rec->second);
-          if (done > 0) {
-            for_each_awaited(rec->first->activities[done - 1], [&](std::uint32_t a) {
-              add_edge(g_.api_node[call], g_.activity_node[a], dependency::host_wait, true, true);
-            });
-          }
+          for_each_marked(*rec, [&](std::uint32_t a) {
+            add_edge(g_.api_node[call], g_.activity_node[a], dependency::host_wait, true, true);
+          });
         }
         break;
       default:
@@ -630,6 +703,7 @@ class graph_builder {
     auto operator<=>(const event_time&) const = default;
   };
   std::vector<event_time> records_by_event_;  // sorted: the latest record of an event before a time
+  std::map<std::pair<std::uint16_t, std::uint32_t>, std::vector<thread_launch>> launches_by_thread_;
   std::vector<pending_edge> pending_;
 };
 

@@ -19,6 +19,12 @@ void describe_support(const graph_support& s, std::vector<std::string>& notes) {
                                 "before it returned",
                                 s.synchronizations_inferred));
   }
+  if (s.event_waits_inferred > 0) {
+    notes.push_back(fmt::format("{} stream waits (cudaStreamWaitEvent) have no synchronisation record: the next work "
+                                "their thread launches waits for the last work enqueued on the stream it launched onto "
+                                "before, as PyTorch records and waits",
+                                s.event_waits_inferred));
+  }
   if (s.event_waits_unknown > 0) {
     notes.push_back(fmt::format("{} stream waits (cudaStreamWaitEvent) do not say which recorded work they wait for "
                                 "(no event record in the trace): not replayed as dependencies",

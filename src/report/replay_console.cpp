@@ -80,8 +80,9 @@ void write_console(std::ostream& out, const project::replay_projection& p) {
   const auto& s = p.support;
   if (s.has_host_activity) {
     fmt::print(out, "  graph: {} host calls, {} device activities, {} dependencies ({} synchronisations recorded, {} inferred; "
-               "{} stream waits tied to their event; {} blocking copies; {} graph launches)\n",
+               "{} stream waits tied to their event, {} inferred; {} blocking copies; {} graph launches)\n",
                s.host_nodes, s.device_nodes, s.edges, s.synchronizations, s.synchronizations_inferred, s.event_waits,
+               s.event_waits_inferred,
                s.blocking_copies, s.graph_launches);
     const auto typical = [&](dependency d) { return format_duration(p.typical_delay[static_cast<std::size_t>(d)]); };
     fmt::print(out, "  typical latencies: launch {}, stream gap {}, event wait {}, graph node {}, host wake-up {}\n",

@@ -66,6 +66,7 @@ struct graph_support {
   std::size_t synchronizations = 0;           // host waits from synchronisation records
   std::size_t synchronizations_inferred = 0;  // from the call's name, the awaited work from timing
   std::size_t event_waits = 0;                // stream waits tied to the work their event recorded
+  std::size_t event_waits_inferred = 0;       // stream waits without a record, tied by the thread's launches
   std::size_t event_waits_unknown = 0;        // stream waits whose recorded work the trace does not say
   std::size_t overlapping_stream_pairs = 0;   // work that started before its stream predecessor ended
   std::size_t cycles_broken = 0;              // nodes whose inputs formed a cycle (inconsistent times)

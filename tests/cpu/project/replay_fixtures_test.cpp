@@ -81,7 +81,9 @@ TEST(ReplayFixtures, CudaGraphLaunchesAreGroupedAndTheirKernelsReplayed) {
   const auto path = fixture("negative_queue_length_values_check_rank0.json.gz");
   REQUIRE_FIXTURE(path);
   const auto p = replay_of(path);
-  EXPECT_EQ(p.support.graph_launches, 70u);
+  // 70 cudaGraphLaunch calls; 25 launched a single kernel (a plain launch to the replay), the other
+  // 45 two to twenty.
+  EXPECT_EQ(p.support.graph_launches, 45u);
   EXPECT_GT(p.support.activities_without_launch, 0u);  // queued before the profiler started
   ASSERT_FALSE(p.timelines.empty());
   EXPECT_TRUE(p.timelines.front().replayed);
