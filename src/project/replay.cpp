@@ -16,10 +16,11 @@ replayed_timeline replay(const replay_graph& g, std::span<const double> speedup,
 
   const bool typical = latency == replay_latency::typical;
   const auto edge_latency = [&](const replay_edge& e) {
-    // Host time between calls and a call's own time are the program's, not a latency.
-    if (e.kind == dependency::host_order) return e.delay;
     const time_ns usual = g.typical_delay[static_cast<std::size_t>(e.kind)];
-    if (typical) return usual;
+    // Host time between calls is the program's, not a latency: kept in both modes where it decided
+    // the call; where another thread's call decided it, the thread's own gap was waiting.
+    const bool host_time = e.kind == dependency::host_order || e.kind == dependency::thread_handoff;
+    if (typical && !host_time) return usual;
     return e.binding ? e.delay : std::min(usual, e.delay);
   };
   constexpr time_ns unset = std::numeric_limits<time_ns>::min();

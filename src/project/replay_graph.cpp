@@ -13,6 +13,7 @@ namespace headroom::project {
 std::string_view to_string(dependency d) {
   switch (d) {
     case dependency::host_order: return "host_order";
+    case dependency::thread_handoff: return "thread_handoff";
     case dependency::launch: return "launch";
     case dependency::stream_order: return "stream_order";
     case dependency::event_wait: return "event_wait";
@@ -165,6 +166,22 @@ class graph_builder {
 
   // --- nodes -----------------------------------------------------------------------------------
 
+  // A call's first node and the node before it on its thread.
+  struct thread_entry {
+    std::uint32_t node;
+    std::uint32_t previous;
+    std::uint16_t process;
+    std::uint32_t thread;
+  };
+  // The last node of the call whose first node this is (a blocking copy has two).
+  std::uint32_t last_of(const thread_entry& e) const {
+    const auto& n = g_.nodes[e.node];
+    return n.kind == node_kind::host_call && n.start == n.end && e.node + 1 < g_.nodes.size() &&
+                   g_.nodes[e.node + 1].kind == node_kind::host_wait && g_.nodes[e.node + 1].source == n.source
+               ? e.node + 1
+               : e.node;
+  }
+
   std::uint32_t add_node(time_ns start, time_ns end, std::uint32_t source, node_kind kind) {
     g_.nodes.push_back({start, end, source, kind});
     return static_cast<std::uint32_t>(g_.nodes.size() - 1);
@@ -210,17 +227,62 @@ class graph_builder {
         add_edge(last, last, dependency::call, false, true);
         if (first == none) first = last;
       }
-      if (previous == none) {
-        g_.nodes[first].pinned = true;
-      } else {
+      if (previous != none) {
         // Nested calls (a driver call inside a runtime call) are measured from the outer call's start.
         const bool nested = call.start < g_.nodes[previous].end;
         add_edge(first, previous, dependency::host_order, !nested, false);
       }
+      thread_entries_.push_back({first, previous, call.process, call.thread});
       g_.api_node[c] = last;
       previous = last;
     }
     g_.support.host_nodes = g_.nodes.size();
+    add_thread_handoffs();
+  }
+
+  // Host threads that hand work to each other leave no trace of it: PyTorch's autograd engine runs
+  // the backward pass on a thread of its own while the thread that called backward() waits, and
+  // the training loop resumes when it is done. A call that comes right after another thread's call
+  // (within a quarter of its own thread's idle time before it, and after at least
+  // min_handoff_idle of that idle time) is taken to have waited for it: a thread handoff edge.
+  // Without it a shrink could not move the other thread, whose own gaps were that waiting.
+  void add_thread_handoffs() {
+    constexpr time_ns min_handoff_idle = 50'000;
+    auto entries = thread_entries_;  // by process, then start
+    std::stable_sort(entries.begin(), entries.end(), [&](const thread_entry& a, const thread_entry& b) {
+      return std::tie(a.process, g_.nodes[a.node].start) < std::tie(b.process, g_.nodes[b.node].start);
+    });
+    std::vector<std::uint32_t> by_end;
+    for (std::size_t lo = 0; lo < entries.size();) {
+      std::size_t hi = lo;
+      while (hi < entries.size() && entries[hi].process == entries[lo].process) ++hi;
+      // The latest-ending host node so far, and the latest one on a different thread than it.
+      by_end.clear();
+      for (std::size_t k = lo; k < hi; ++k) by_end.push_back(static_cast<std::uint32_t>(k));
+      std::sort(by_end.begin(), by_end.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return g_.nodes[last_of(entries[a])].end < g_.nodes[last_of(entries[b])].end;
+      });
+      const thread_entry* top = nullptr;
+      const thread_entry* other = nullptr;
+      std::size_t ended = 0;
+      for (std::size_t k = lo; k < hi; ++k) {
+        const auto& e = entries[k];
+        const time_ns at = g_.nodes[e.node].start;
+        while (ended < by_end.size() && g_.nodes[last_of(entries[by_end[ended]])].end <= at) {
+          const auto* x = &entries[by_end[ended++]];
+          if (top != nullptr && top->thread != x->thread) other = top;
+          top = x;
+        }
+        const thread_entry* m = top != nullptr && top->thread != e.thread ? top : other;
+        if (m == nullptr) continue;
+        const time_ns handoff = at - g_.nodes[last_of(*m)].end;
+        const time_ns idle = e.previous == none ? std::numeric_limits<time_ns>::max() : at - g_.nodes[e.previous].end;
+        if (idle < min_handoff_idle || handoff > idle / 4) continue;
+        add_edge(e.node, last_of(*m), dependency::thread_handoff, true, false);
+        ++g_.support.thread_handoffs;
+      }
+      lo = hi;
+    }
   }
 
   void add_device_nodes() {
@@ -705,6 +767,7 @@ class graph_builder {
   std::vector<event_time> records_by_event_;  // sorted: the latest record of an event before a time
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::vector<thread_launch>> launches_by_thread_;
   std::vector<pending_edge> pending_;
+  std::vector<thread_entry> thread_entries_;
 };
 
 }  // namespace

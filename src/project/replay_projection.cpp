@@ -30,6 +30,12 @@ void describe_support(const graph_support& s, std::vector<std::string>& notes) {
                                 "(no event record in the trace): not replayed as dependencies",
                                 s.event_waits_unknown));
   }
+  if (s.thread_handoffs > 0) {
+    notes.push_back(fmt::format("{} host calls came right after another thread's call, their own thread idle long "
+                                "before: taken to have waited for it (a thread handoff, as the autograd engine's "
+                                "backward thread and the training loop hand over)",
+                                s.thread_handoffs));
+  }
   std::size_t contradicted = 0;
   std::string kinds;
   for (std::size_t k = 0; k < dependency_count; ++k) {

@@ -85,9 +85,10 @@ void write_console(std::ostream& out, const project::replay_projection& p) {
                s.event_waits_inferred,
                s.blocking_copies, s.graph_launches);
     const auto typical = [&](dependency d) { return format_duration(p.typical_delay[static_cast<std::size_t>(d)]); };
-    fmt::print(out, "  typical latencies: launch {}, stream gap {}, event wait {}, graph node {}, host wake-up {}\n",
+    fmt::print(out, "  typical latencies: launch {}, stream gap {}, event wait {}, graph node {}, host wake-up {}; "
+               "{} thread handoffs\n",
                typical(dependency::launch), typical(dependency::stream_order), typical(dependency::event_wait),
-               typical(dependency::graph_order), typical(dependency::host_wait));
+               typical(dependency::graph_order), typical(dependency::host_wait), s.thread_handoffs);
     fmt::print(out, "  columns: replayed and typical have nothing shrunk (measured and typical latencies); Amdahl - is\n"
                "  Amdahl's saving; of it, overlap ran under other work, launches and other idle are GPU idle time\n"
                "  the shrink adds (waiting for the host to launch, or for other reasons)\n");

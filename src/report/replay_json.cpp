@@ -51,11 +51,11 @@ void write_json(std::ostream& out, const project::replay_projection& p) {
   fmt::print(out,
              "  \"graph\": {{\"host_nodes\": {}, \"device_nodes\": {}, \"edges\": {}, \"activities_without_launch\": {}, "
              "\"graph_launches\": {}, \"blocking_copies\": {}, \"synchronizations\": {}, \"synchronizations_inferred\": {}, "
-             "\"event_waits\": {}, \"event_waits_inferred\": {}, \"event_waits_unknown\": {}, \"overlapping_stream_pairs\": {}, \"cycles_broken\": {},\n"
+             "\"event_waits\": {}, \"event_waits_inferred\": {}, \"event_waits_unknown\": {}, \"overlapping_stream_pairs\": {}, \"thread_handoffs\": {}, \"cycles_broken\": {},\n"
              "    \"typical_latency_ns\": {{",
              s.host_nodes, s.device_nodes, s.edges, s.activities_without_launch, s.graph_launches, s.blocking_copies,
              s.synchronizations, s.synchronizations_inferred, s.event_waits, s.event_waits_inferred, s.event_waits_unknown,
-             s.overlapping_stream_pairs, s.cycles_broken);
+             s.overlapping_stream_pairs, s.thread_handoffs, s.cycles_broken);
   for (std::size_t k = 0; k < project::dependency_count; ++k) {
     fmt::print(out, "{}{}: {}", k ? ", " : "", quote(project::to_string(static_cast<project::dependency>(k))),
                p.typical_delay[k]);

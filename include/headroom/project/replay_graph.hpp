@@ -18,6 +18,7 @@ using trace::time_ns;
 // What an edge stands for.
 enum class dependency : std::uint8_t {
   host_order,    // a host call after the previous call on its thread: the host time between them
+  thread_handoff,  // a host call after another thread's call it waited for (inferred from timing)
   launch,        // device work after the start of the call that launched it: the launch latency
   stream_order,  // device work after the previous work on its stream (FIFO)
   event_wait,    // device work after the work recorded in an event its stream waits for
@@ -40,8 +41,8 @@ struct replay_node {
   time_ns end = 0;
   std::uint32_t source = 0;  // device: index into trace::activities; host: index into trace::api_calls
   node_kind kind = node_kind::device;
-  // Starts no earlier than measured: the first call of a thread, and device work whose launch the
-  // trace did not record (launched before it began, say).
+  // Starts no earlier than measured: device work whose launch the trace did not record (launched
+  // before it began, say).
   bool pinned = false;
 };
 
@@ -69,6 +70,7 @@ struct graph_support {
   std::size_t event_waits_inferred = 0;       // stream waits without a record, tied by the thread's launches
   std::size_t event_waits_unknown = 0;        // stream waits whose recorded work the trace does not say
   std::size_t overlapping_stream_pairs = 0;   // work that started before its stream predecessor ended
+  std::size_t thread_handoffs = 0;            // host calls taken to have waited for another thread
   std::size_t cycles_broken = 0;              // nodes whose inputs formed a cycle (inconsistent times)
   std::array<std::size_t, dependency_count> contradicted{};  // edges the measured times rule out, dropped
   bool has_host_activity = false;             // any launch call tied to device work

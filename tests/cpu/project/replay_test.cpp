@@ -305,6 +305,46 @@ TEST(Replay, ParallelBranchesOfAGraphLaunchStayParallel) {
   EXPECT_EQ(r.start[g.activity_node[2]], r.end[g.activity_node[1]] + us(1));
 }
 
+// A training step as PyTorch runs it: the loop's thread launches the forward pass and waits in
+// backward() while the autograd engine's thread launches the backward pass, then resumes and
+// synchronises. Five forward and five backward 20 us kernels queue on one stream.
+trace::trace handoff_trace(int steps) {
+  test::replay_builder b;
+  trace::time_ns t0 = us(1000);
+  for (int s = 0; s <= steps; ++s) {
+    b.step(s + 1, t0, t0 + us(218));
+    for (int k = 0; k < 10; ++k) {
+      const bool backward = k >= 5;
+      const auto at = backward ? t0 + us(29 + 12 * (k - 5)) : t0 + us(4 * k);
+      const auto start = t0 + us(5 + 21 * k);
+      b.launch(at, at + us(3), test::triton, start, start + us(20), 7, backward ? 2 : 1);
+    }
+    const auto c = b.call("cudaDeviceSynchronize", t0 + us(90), t0 + us(217));
+    b.sync(sync_kind::context_synchronize, c, t0 + us(90), t0 + us(217));
+    t0 += us(220);
+  }
+  return std::move(b.t);
+}
+
+TEST(Replay, TheBackwardThreadFollowsTheLoopThatHandedItTheStep) {
+  const auto p = run(handoff_trace(3));
+  const auto& tl = only_timeline(p);
+  expect_reproduced(tl);
+  EXPECT_EQ(p.support.thread_handoffs, 8u);  // into and out of the backward pass, each step
+  for (const auto& s : tl.steps) {
+    EXPECT_EQ(s.measured, us(220));
+    EXPECT_EQ(s.shrunk, us(120));  // the GPU sets the step: its 200 us of kernels become 100
+    EXPECT_EQ(s.amdahl, us(120));
+  }
+  // The second step's first backward launch comes 10 us after the loop's last forward launch.
+  const auto& g = p.graph;
+  const auto& r = p.shrunk_timeline;
+  const auto backward = g.api_node[16];  // step 2: 11 calls a step, the sixth is the first backward launch
+  const auto forward = g.api_node[15];
+  EXPECT_EQ(r.bound_by[backward], dependency::thread_handoff);
+  EXPECT_EQ(r.start[backward], r.end[forward] + us(10));
+}
+
 TEST(Replay, ACudaOnlyTraceFallsBackToAmdahlAndSaysWhy) {
   test::trace_builder b;
   for (int k = 0; k < 40; ++k) b.kernel(test::triton, us(10 * k), us(10 * k + 8));
