@@ -73,6 +73,9 @@ class graph_builder {
   explicit graph_builder(const trace::trace& t) : t_(t) {}
 
   replay_graph build() {
+    // About three edges and two nodes per activity: launch, stream order, host order.
+    pending_.reserve(3 * t_.activities.size() + t_.synchronizations.size());
+    g_.nodes.reserve(2 * t_.activities.size());
     index_calls();
     tie_activities_to_launches();
     find_waiting_calls();
@@ -94,9 +97,11 @@ class graph_builder {
     for (std::uint32_t i = 0; i < t_.api_calls.size(); ++i) {
       if (t_.api_calls[i].correlation != 0) by_correlation_.push_back(i);
     }
-    std::sort(by_correlation_.begin(), by_correlation_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return call_key(a) < call_key(b);
-    });
+    const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return call_key(a) < call_key(b); };
+    // Correlation ids grow with time, so one thread's calls usually come sorted already.
+    if (!std::is_sorted(by_correlation_.begin(), by_correlation_.end(), by_key)) {
+      std::sort(by_correlation_.begin(), by_correlation_.end(), by_key);
+    }
   }
 
   std::pair<std::uint16_t, std::uint64_t> call_key(std::uint32_t i) const {
@@ -160,8 +165,25 @@ class graph_builder {
       waits_[c] = y;
     }
     for (std::uint32_t c = 0; c < t_.api_calls.size(); ++c) {
-      if (waits_[c] == wait_none && blocking_call(t_.strings[t_.api_calls[c].name])) waits_[c] = wait_inferred;
+      if (waits_[c] == wait_none && name_of(c).blocking) waits_[c] = wait_inferred;
     }
+  }
+
+  // What a call's name says, worked out once per distinct name (a trace repeats a few hundred).
+  struct call_name {
+    bool known = false;
+    bool blocking = false;     // a synchronising call (blocking_call)
+    bool stream_wait = false;  // cudaStreamWaitEvent, cuStreamWaitEvent
+  };
+  const call_name& name_of(std::uint32_t call) {
+    const auto id = t_.api_calls[call].name;
+    if (id >= names_.size()) names_.resize(t_.strings.size());
+    auto& n = names_[id];
+    if (!n.known) {
+      const auto text = t_.strings[id];
+      n = {true, blocking_call(text).has_value(), contains(text, "StreamWaitEvent")};
+    }
+    return n;
   }
 
   // --- nodes -----------------------------------------------------------------------------------
@@ -197,11 +219,12 @@ class graph_builder {
     for (std::uint32_t c = 0; c < t_.api_calls.size(); ++c) {
       if (launched_count_[c] > 0 || waits_[c] != wait_none) calls.push_back(c);
     }
-    std::sort(calls.begin(), calls.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto by_thread = [&](std::uint32_t a, std::uint32_t b) {
       const auto& x = t_.api_calls[a];
       const auto& y = t_.api_calls[b];
       return std::tie(x.process, x.thread, x.start, x.end, a) < std::tie(y.process, y.thread, y.start, y.end, b);
-    });
+    };
+    if (!std::is_sorted(calls.begin(), calls.end(), by_thread)) std::sort(calls.begin(), calls.end(), by_thread);
     g_.api_node.assign(t_.api_calls.size(), none);
     issue_node_.assign(t_.api_calls.size(), none);
     std::uint32_t previous = none;
@@ -248,6 +271,10 @@ class graph_builder {
   // Without it a shrink could not move the other thread, whose own gaps were that waiting.
   void add_thread_handoffs() {
     constexpr time_ns min_handoff_idle = 50'000;
+    const bool one_thread = std::all_of(thread_entries_.begin(), thread_entries_.end(), [&](const thread_entry& e) {
+      return e.process == thread_entries_.front().process && e.thread == thread_entries_.front().thread;
+    });
+    if (one_thread) return;
     auto entries = thread_entries_;  // by process, then start
     std::stable_sort(entries.begin(), entries.end(), [&](const thread_entry& a, const thread_entry& b) {
       return std::tie(a.process, g_.nodes[a.node].start) < std::tie(b.process, g_.nodes[b.node].start);
@@ -481,7 +508,7 @@ class graph_builder {
       if (const auto c = call_of(s.process, s.correlation); c != none) has_row[c] = 1;
     }
     for (std::uint32_t c = 0; c < t_.api_calls.size(); ++c) {
-      if (!has_row[c] && contains(t_.strings[t_.api_calls[c].name], "StreamWaitEvent")) add_inferred_stream_wait(c);
+      if (!has_row[c] && name_of(c).stream_wait) add_inferred_stream_wait(c);
     }
     for (std::uint32_t c = 0; c < t_.api_calls.size(); ++c) {
       if (waits_[c] == wait_inferred) {
@@ -634,18 +661,13 @@ class graph_builder {
   void finish() {
     const auto n = static_cast<std::uint32_t>(g_.nodes.size());
     // Measured delays; an edge the measured times rule out is dropped (and counted).
-    std::vector<pending_edge> kept;
-    kept.reserve(pending_.size());
-    for (auto& p : pending_) {
+    std::erase_if(pending_, [&](pending_edge& p) {
       p.e.delay = at(p.to, p.e.to_end) - at(p.e.from, p.e.from_end);
-      if (p.e.delay < -tolerance) {
-        ++g_.support.contradicted[static_cast<std::size_t>(p.e.kind)];
-        continue;
-      }
-      kept.push_back(p);
-    }
-    pending_.clear();
-    pending_.shrink_to_fit();
+      if (p.e.delay >= -tolerance) return false;
+      ++g_.support.contradicted[static_cast<std::size_t>(p.e.kind)];
+      return true;
+    });
+    const auto& kept = pending_;
     // Bucket by target (counting sort keeps each node's edges in the order they were added).
     g_.edge_begin.assign(n + 1, 0);
     for (const auto& p : kept) ++g_.edge_begin[p.to + 1];
@@ -655,6 +677,8 @@ class graph_builder {
       std::vector<std::uint32_t> fill(g_.edge_begin.begin(), g_.edge_begin.end() - 1);
       for (const auto& p : kept) g_.edges[fill[p.to]++] = p.e;
     }
+    pending_.clear();
+    pending_.shrink_to_fit();
     g_.support.edges = g_.edges.size();
     // The input that decided each measured time is the one whose measured time came last.
     std::array<std::vector<time_ns>, dependency_count> decided;
@@ -705,24 +729,26 @@ class graph_builder {
         }
       }
     }
-    // Ready nodes in measured start order: the replay then walks the trace roughly as it ran.
-    std::vector<std::uint32_t> by_start(n);
-    for (std::uint32_t i = 0; i < n; ++i) by_start[i] = i;
-    std::sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return std::tie(g_.nodes[a].start, a) < std::tie(g_.nodes[b].start, b);
-    });
     g_.order.clear();
     g_.order.reserve(n);
     std::vector<char> done(n, 0);
     std::vector<std::uint32_t> ready;
-    for (auto it = by_start.rbegin(); it != by_start.rend(); ++it) {
-      if (indegree[*it] == 0) ready.push_back(*it);  // the earliest on top
+    for (std::uint32_t v = n; v-- > 0;) {
+      if (indegree[v] == 0) ready.push_back(v);
     }
+    std::vector<std::uint32_t> by_start;  // built only if a cycle has to be broken
     std::size_t cursor = 0;
     while (g_.order.size() < n) {
       if (ready.empty()) {
         // Inputs that form a cycle, which consistent times cannot: the earliest node left is
         // taken anyway, and its unfinished inputs read as measured.
+        if (by_start.empty()) {
+          by_start.resize(n);
+          for (std::uint32_t i = 0; i < n; ++i) by_start[i] = i;
+          std::sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return std::tie(g_.nodes[a].start, a) < std::tie(g_.nodes[b].start, b);
+          });
+        }
         while (done[by_start[cursor]]) ++cursor;
         ++g_.support.cycles_broken;
         indegree[by_start[cursor]] = 0;
@@ -768,6 +794,7 @@ class graph_builder {
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::vector<thread_launch>> launches_by_thread_;
   std::vector<pending_edge> pending_;
   std::vector<thread_entry> thread_entries_;
+  std::vector<call_name> names_;  // by string id
 };
 
 }  // namespace
