@@ -8,33 +8,27 @@ namespace headroom::project {
 namespace {
 
 void describe_support(const graph_support& s, std::vector<std::string>& notes) {
-  if (s.activities_without_launch > 0) {
-    notes.push_back(fmt::format("{} device activities have no recorded launch call (launched before the trace began, "
-                                "or their call was not recorded): held at their measured start",
-                                s.activities_without_launch));
-  }
-  if (s.synchronizations_inferred > 0) {
-    notes.push_back(fmt::format("{} synchronising calls have no synchronisation record: a device synchronisation "
-                                "waits for every stream, a stream or event one for the stream that finished last "
-                                "before it returned",
-                                s.synchronizations_inferred));
-  }
-  if (s.event_waits_inferred > 0) {
-    notes.push_back(fmt::format("{} stream waits (cudaStreamWaitEvent) have no synchronisation record: the next work "
-                                "their thread launches waits for the last work enqueued on the stream it launched onto "
-                                "before, as PyTorch records and waits",
-                                s.event_waits_inferred));
-  }
-  if (s.event_waits_unknown > 0) {
-    notes.push_back(fmt::format("{} stream waits (cudaStreamWaitEvent) do not say which recorded work they wait for "
-                                "(no event record in the trace): not replayed as dependencies",
-                                s.event_waits_unknown));
-  }
-  if (s.thread_handoffs > 0) {
-    notes.push_back(fmt::format("{} host calls came right after another thread's call, their own thread idle long "
-                                "before: taken to have waited for it (a thread handoff, as the autograd engine's "
-                                "backward thread and the training loop hand over)",
-                                s.thread_handoffs));
+  // What the graph had to infer or could not use, each with how often; `{}` is the count.
+  const std::pair<std::size_t, const char*> counted[] = {
+      {s.activities_without_launch,
+       "{} device activities have no recorded launch call (launched before the trace began, or their call was not "
+       "recorded): held at their measured start"},
+      {s.synchronizations_inferred,
+       "{} synchronising calls have no synchronisation record: a device synchronisation waits for every stream, a "
+       "stream or event one for the stream that finished last before it returned"},
+      {s.event_waits_inferred,
+       "{} stream waits (cudaStreamWaitEvent) have no synchronisation record: the next work their thread launches "
+       "waits for the last work enqueued on the stream it launched onto before, as PyTorch records and waits"},
+      {s.event_waits_unknown,
+       "{} stream waits (cudaStreamWaitEvent) do not say which recorded work they wait for (no event record in the "
+       "trace): not replayed as dependencies"},
+      {s.thread_handoffs,
+       "{} host calls came right after another thread's call, their own thread idle long before: taken to have "
+       "waited for it (a thread handoff, as the autograd engine's backward thread and the training loop hand over)"},
+      {s.cycles_broken, "{} nodes sat on dependency cycles (inconsistent times) and were replayed as measured"},
+  };
+  for (const auto& [count, text] : counted) {
+    if (count > 0) notes.push_back(fmt::format(fmt::runtime(text), count));
   }
   std::size_t contradicted = 0;
   std::string kinds;
@@ -45,10 +39,6 @@ void describe_support(const graph_support& s, std::vector<std::string>& notes) {
   }
   if (contradicted > 0) {
     notes.push_back(fmt::format("{} dependencies the measured times rule out were dropped ({})", contradicted, kinds));
-  }
-  if (s.cycles_broken > 0) {
-    notes.push_back(fmt::format("{} nodes sat on dependency cycles (inconsistent times) and were replayed as measured",
-                                s.cycles_broken));
   }
 }
 
