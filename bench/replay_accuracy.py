@@ -39,8 +39,10 @@ def main():
         p = json.loads(run.stdout)
         replayed = [t for t in p["timelines"] if t["replayed"]]
         if not replayed:
-            why = p["notes"][0] if p["notes"] else "nothing replayed"
-            skipped.append((path.name, why.split(":")[0] if why.startswith("no replay") else why))
+            why = "; ".join(t["not_replayed"] for t in p["timelines"])
+            if not why:
+                why = p["notes"][0].split(":")[0] if p["notes"] else "nothing replayed"
+            skipped.append((path.name, why))
             continue
         for t in replayed:
             steps = t["steps"]

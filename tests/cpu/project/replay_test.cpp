@@ -356,6 +356,22 @@ TEST(Replay, ACudaOnlyTraceFallsBackToAmdahlAndSaysWhy) {
   EXPECT_GT(p.amdahl.speedup, 1.5);  // Amdahl's figure is still there
 }
 
+TEST(Replay, ATimelineMostlyWithoutRecordedLaunchesIsNotReplayed) {
+  test::replay_builder b;
+  for (int s = 0; s <= 3; ++s) {
+    const auto t0 = us(1000 + 200 * s);
+    b.step(s + 1, t0, t0 + us(199));
+    b.launch(t0, t0 + us(3), test::triton, t0 + us(5), t0 + us(15));
+    for (int k = 1; k < 5; ++k) b.work(0, test::triton, t0 + us(20 * k), t0 + us(20 * k + 15));  // launch unknown
+  }
+  const auto p = run(b.t);
+  ASSERT_EQ(p.timelines.size(), 1u);
+  EXPECT_FALSE(p.timelines[0].replayed);
+  EXPECT_NE(p.timelines[0].not_replayed.find("have no recorded launch call"), std::string::npos);
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_NE(p.notes.back().find("Amdahl's figure stands alone"), std::string::npos);
+}
+
 TEST(Replay, ASynchronisationTheTimesRuleOutIsDroppedAndCounted) {
   auto t = gpu_bound_trace(3, true);
   // A second stream whose kernel ends long after the first step's synchronisation returned: a
