@@ -31,7 +31,7 @@ void timeline(std::ostream& out, const project::replay_timeline_report& t) {
     return;
   }
   fmt::print(out, "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n", "step",
-             "measured", "replayed", "error", "typical", "error", "shrunk", "Amdahl", "Amdahl -", "overlap", "launches",
+             "measured", "replayed", "error", "typical", "error", "shrunk", "Amdahl", "saving", "overlap", "launches",
              "other idle");
   replay_step sum;
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
@@ -89,9 +89,9 @@ void write_console(std::ostream& out, const project::replay_projection& p) {
                "{} thread handoffs\n",
                typical(dependency::launch), typical(dependency::stream_order), typical(dependency::event_wait),
                typical(dependency::graph_order), typical(dependency::host_wait), s.thread_handoffs);
-    fmt::print(out, "  columns: replayed and typical have nothing shrunk (measured and typical latencies); Amdahl - is\n"
-               "  Amdahl's saving; of it, overlap ran under other work, launches and other idle are GPU idle time\n"
-               "  the shrink adds (waiting for the host to launch, or for other reasons)\n");
+    fmt::print(out, "  columns: replayed and typical have nothing shrunk (measured and typical latencies); saving is\n"
+               "  Amdahl's; of it, overlap ran under other work, and launches and other idle are GPU idle time the\n"
+               "  shrink adds (waiting for the host to launch, or for other reasons)\n");
   }
   for (const auto& t : p.timelines) timeline(out, t);
   if (!p.timelines.empty()) {
