@@ -525,7 +525,17 @@ class graph_builder {
   void add_stream_wait(const synchronization& s) {
     const time_ns at = call_start(s);
     const auto rec = recorded(s, at);
-    if (s.stream < 0 || !rec) {
+    if (!rec) {
+      // nsys names the waiting stream but not where the event was recorded.
+      const auto c = call_of(s.process, s.correlation);
+      if (c != none) {
+        add_inferred_stream_wait(c, s.stream >= 0 ? queue(s.process, s.device, s.stream) : nullptr);
+      } else {
+        ++g_.support.event_waits_unknown;
+      }
+      return;
+    }
+    if (s.stream < 0) {
       ++g_.support.event_waits_unknown;
       return;
     }
@@ -539,21 +549,24 @@ class graph_builder {
   }
 
   // A cudaStreamWaitEvent the trace has no record for (Kineto before PyTorch 2.1) names neither
-  // stream. PyTorch records an event on the stream that produced the work and makes the consuming
-  // stream wait for it, from the same thread: the waiting stream is taken to be that of the next
-  // work the thread launches, and the awaited work the last work enqueued before the wait on the
-  // stream the thread launched onto last before it, other than the waiting one. Edges this guesses
-  // wrong are dropped by the times when they contradict them.
-  void add_inferred_stream_wait(std::uint32_t call) {
+  // stream; nsys's record names the waiting one only. PyTorch records an event on the stream that
+  // produced the work and makes the consuming stream wait for it, from the same thread: the waiting
+  // stream, where unknown, is taken to be that of the next work the thread launches, and the
+  // awaited work the last work enqueued before the wait on the stream the thread launched onto
+  // last before it, other than the waiting one. Edges this guesses wrong are dropped by the times
+  // when they contradict them.
+  void add_inferred_stream_wait(std::uint32_t call, const stream_queue* waiting = nullptr) {
     const auto& c = t_.api_calls[call];
     const auto& launches = thread_launches(c.process, c.thread);
-    const auto next = std::lower_bound(launches.begin(), launches.end(), c.start,
-                                       [](const thread_launch& l, time_ns t) { return l.at < t; });
-    if (next == launches.end()) {
-      ++g_.support.event_waits_unknown;
-      return;
+    auto next = std::lower_bound(launches.begin(), launches.end(), c.start,
+                                 [](const thread_launch& l, time_ns t) { return l.at < t; });
+    if (waiting == nullptr) {
+      if (next == launches.end()) {
+        ++g_.support.event_waits_unknown;
+        return;
+      }
+      waiting = next->queue;
     }
-    const auto* waiting = next->queue;
     const stream_queue* producer = nullptr;
     for (auto it = next; it != launches.begin();) {
       --it;

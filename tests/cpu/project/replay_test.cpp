@@ -163,7 +163,12 @@ TEST(Replay, WorkOverlappedByAnotherStreamHidesTheShrink) {
 
 // Stream 13's GEMM waits (cudaStreamWaitEvent) for an event recorded after a 100 us Triton kernel
 // on stream 7; the host then synchronises the device.
-enum class wait_in_trace { record, call_only, nothing };
+enum class wait_in_trace {
+  record,              // the wait and the event record it names (torch.profiler 2.1+, our profiler)
+  wait_without_record, // the wait names its stream, not where the event was recorded (nsys)
+  call_only,           // only the cudaStreamWaitEvent call (Kineto before PyTorch 2.1)
+  nothing,
+};
 
 trace::trace event_wait_trace(int steps, wait_in_trace wait) {
   test::replay_builder b;
@@ -171,10 +176,14 @@ trace::trace event_wait_trace(int steps, wait_in_trace wait) {
   for (int s = 0; s <= steps; ++s) {
     b.step(s + 1, t0, t0 + us(160));
     b.launch(t0, t0 + us(5), test::triton, t0 + us(6), t0 + us(106), 7);
-    const auto rec = b.record(5, 7, t0 + us(6), t0 + us(8));
+    const auto rec = wait == wait_in_trace::record ? b.record(5, 7, t0 + us(6), t0 + us(8))
+                                                   : b.call("cudaEventRecord", t0 + us(6), t0 + us(8));
     if (wait != wait_in_trace::nothing) {
       const auto w = b.call("cudaStreamWaitEvent", t0 + us(9), t0 + us(11));
       if (wait == wait_in_trace::record) b.sync(sync_kind::stream_wait_event, w, t0 + us(9), t0 + us(11), 13, 5, rec);
+      if (wait == wait_in_trace::wait_without_record) {
+        b.sync(sync_kind::stream_wait_event, w, t0 + us(9), t0 + us(11), 13, 5);
+      }
     }
     b.launch(t0 + us(12), t0 + us(17), test::gemm, t0 + us(108), t0 + us(158), 13);
     const auto c = b.call("cudaDeviceSynchronize", t0 + us(20), t0 + us(161));
@@ -205,6 +214,15 @@ TEST(Replay, AStreamWaitWithoutARecordIsTiedByTheThreadsLaunches) {
   expect_reproduced(tl);
   EXPECT_EQ(p.support.event_waits, 0u);
   EXPECT_EQ(p.support.event_waits_inferred, 4u);
+  for (const auto& s : tl.steps) EXPECT_EQ(s.shrunk, us(114));
+}
+
+TEST(Replay, AStreamWaitNamingOnlyItsStreamIsTiedByTheThreadsLaunches) {
+  const auto p = run(event_wait_trace(3, wait_in_trace::wait_without_record));
+  const auto& tl = only_timeline(p);
+  expect_reproduced(tl);
+  EXPECT_EQ(p.support.event_waits_inferred, 4u);
+  EXPECT_EQ(p.support.event_waits_unknown, 0u);
   for (const auto& s : tl.steps) EXPECT_EQ(s.shrunk, us(114));
 }
 
