@@ -45,6 +45,21 @@ struct fabricated {
     return c.correlation;
   }
 
+  // The synchronisation record of the call just made.
+  void sync(trace::sync_kind kind, std::int32_t stream, std::uint64_t record = 0) {
+    const auto& c = t.api_calls.back();
+    trace::synchronization y;
+    y.kind = kind;
+    y.correlation = c.correlation;
+    y.record_correlation = record;
+    y.stream = stream;
+    y.device = 0;
+    y.thread = 1;
+    y.start = c.start;
+    y.end = c.end;
+    t.synchronizations.push_back(y);
+  }
+
   void kernel(std::uint64_t corr, trace::string_id name, time_ns launched, time_ns after, time_ns duration, int side) {
     trace::activity a;
     a.start = std::max({launched + 5000, stream_end[side] + 1000, after});
@@ -86,21 +101,9 @@ trace::trace make_trace(std::size_t kernels) {
       time_ns after = 0;
       if (side) {
         const auto rec = f.call("cudaEventRecord", 2000);
-        trace::synchronization y;
-        y.kind = trace::sync_kind::event_record;
-        y.correlation = rec;
-        y.stream = 7;
-        y.device = 0;
-        y.thread = 1;
-        y.start = f.host - 3000;
-        y.end = f.host - 1000;
-        f.t.synchronizations.push_back(y);
-        const auto w = f.call("cudaStreamWaitEvent", 2000);
-        y.kind = trace::sync_kind::stream_wait_event;
-        y.correlation = w;
-        y.record_correlation = rec;
-        y.stream = 13;
-        f.t.synchronizations.push_back(y);
+        f.sync(trace::sync_kind::event_record, 7);
+        f.call("cudaStreamWaitEvent", 2000);
+        f.sync(trace::sync_kind::stream_wait_event, 13, rec);
         after = f.stream_end[0] + 2000;
       }
       const time_ns at = f.host;
@@ -108,20 +111,11 @@ trace::trace make_trace(std::size_t kernels) {
       f.kernel(c, names[made % 4], at, after, duration_us(rng) * 1000, side ? 1 : 0);
       ++made;
     }
-    const time_ns sync_start = f.host;
-    const auto c = f.call("cudaStreamSynchronize", 1000);
+    f.call("cudaStreamSynchronize", 1000);
     auto& call = f.t.api_calls.back();
     call.end = std::max(call.end, std::max(f.stream_end[0], f.stream_end[1]) + 3000);
     f.host = call.end + 2000;
-    trace::synchronization y;
-    y.kind = trace::sync_kind::stream_synchronize;
-    y.correlation = c;
-    y.stream = 7;
-    y.device = 0;
-    y.thread = 1;
-    y.start = sync_start;
-    y.end = call.end;
-    f.t.synchronizations.push_back(y);
+    f.sync(trace::sync_kind::stream_synchronize, 7);
     r.end = f.host - 1000;
     r.kind = trace::range_kind::cpu_annotation;
     f.t.ranges.push_back(r);
