@@ -1,0 +1,225 @@
+// The study's tables: Markdown and JSON renderings of a study_summary.
+#include "headroom/report/study_output.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "headroom/project/amdahl.hpp"
+#include "headroom/report/units.hpp"
+#include "headroom/util/json.hpp"
+
+namespace headroom::report {
+namespace {
+
+using study::run_figures;
+using study::run_result;
+using study::study_row;
+using study::study_summary;
+
+std::string percent(double f) { return format_percent(f); }
+std::string speedup(double s) { return std::isinf(s) ? "inf" : fmt::format("{:.3f}x", s); }
+std::string cell(std::string text) {
+  std::replace(text.begin(), text.end(), '|', '/');  // a '|' would split the Markdown cell
+  return text;
+}
+
+// The window's wall clock per step, or the whole window when it has no steps.
+std::string per_step(const run_figures& f) {
+  return f.steps > 0 ? format_duration(f.wall / f.steps) : format_duration(f.wall);
+}
+
+std::string window_text(const run_figures& f) {
+  if (f.steps > 0) return fmt::format("{}, {}", f.window_source, f.steps);
+  return f.window_source;
+}
+
+bool is_transformer(const study_row& r) { return r.domain == "transformer"; }
+
+std::string range_text(const std::vector<double>& v) {
+  if (v.empty()) return "none";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return v.size() == 1 ? percent(*lo) : fmt::format("{} to {}", percent(*lo), percent(*hi));
+}
+
+void main_table(std::ostream& out, const study_summary& s) {
+  fmt::print(out, "| workload | domain | variant | recorded by | window | per step | idle | GEMM+attention of kernel time "
+                  "| published | addressable f | exclusive f | ceiling 1/(1-f) | S at {:g}x |\n", s.kernel_speedup);
+  fmt::print(out, "| --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
+  for (const auto& r : s.rows) {
+    const run_result* h = r.headline();
+    if (h == nullptr) continue;
+    const auto& f = *h->figures;
+    const double a = f.addressable_fraction();
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} | **{}** | {} | {} | {} |\n", cell(r.workload),
+               cell(r.domain), r.variant, h == &r.headroom ? "headroom" : "torch.profiler", window_text(f), per_step(f),
+               percent(f.idle_fraction()), percent(f.gemm_attention_share()),
+               is_transformer(r) ? fmt::format("{:.0f}-{:.0f}%", 100 * study::published_gemm_attention_low,
+                                               100 * study::published_gemm_attention_high)
+                                 : "",
+               percent(a), percent(f.addressable_exclusive_fraction()), speedup(project::ceiling(a)),
+               speedup(project::amdahl(a, s.kernel_speedup)));
+  }
+}
+
+void ranges(std::ostream& out, const study_summary& s) {
+  std::vector<double> all, gemm_attention;
+  std::map<std::string, std::vector<double>> by_domain;
+  for (const auto& r : s.rows) {
+    const run_result* h = r.headline();
+    if (h == nullptr) continue;
+    const double a = h->figures->addressable_fraction();
+    all.push_back(a);
+    by_domain[r.domain].push_back(a);
+    if (is_transformer(r)) gemm_attention.push_back(h->figures->gemm_attention_share());
+  }
+  fmt::print(out, "\n- Addressable fraction: {} over {} row{} (published: {} to {} over seven workloads in three domains).\n",
+             range_text(all), all.size(), all.size() == 1 ? "" : "s", percent(study::published_addressable_low),
+             percent(study::published_addressable_high));
+  for (const auto& [domain, v] : by_domain) fmt::print(out, "  - {}: {}\n", domain.empty() ? "(no domain)" : domain, range_text(v));
+  fmt::print(out, "- Transformers' GEMM plus attention, share of kernel time: {} (published: {:.0f}% to {:.0f}%).\n",
+             range_text(gemm_attention), 100 * study::published_gemm_attention_low, 100 * study::published_gemm_attention_high);
+  fmt::print(out, "- Projected gain: the end-to-end speedup when every addressable kernel runs {:g}x faster "
+                  "(Amdahl; docs/method.md); the ceiling is every addressable kernel taking no time.\n", s.kernel_speedup);
+}
+
+void agreement_table(std::ostream& out, const study_summary& s) {
+  const bool any = std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) {
+    return r.headroom.figures && r.torch.figures;
+  });
+  if (!any) return;
+  fmt::print(out, "\n### headroom against torch.profiler\n\n"
+                  "The same workload recorded by each in separate processes; headroom's store over every timed step "
+                  "(no warm-up step skipped) against torch.profiler's trace, which holds exactly the timed steps.\n\n");
+  fmt::print(out, "| workload | variant | f, headroom | f, torch.profiler | difference | step, headroom | step, torch.profiler | step ratio |\n");
+  fmt::print(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const auto& r : s.rows) {
+    if (!r.headroom.figures || !r.torch.figures) continue;
+    const auto& ours = r.headroom.all_steps_figures ? *r.headroom.all_steps_figures : *r.headroom.figures;
+    const double fo = ours.addressable_fraction();
+    const double ft = r.torch.figures->addressable_fraction();
+    const auto median = [](const run_result& x) -> std::optional<double> {
+      return x.harness ? x.harness->median_step_s : std::nullopt;
+    };
+    const auto mo = median(r.headroom), mt = median(r.torch);
+    fmt::print(out, "| {} | {} | {} | {} | {:+.1f} points | {} | {} | {} |\n", cell(r.workload), r.variant, percent(fo),
+               percent(ft), 100 * (fo - ft), mo ? fmt::format("{:.3f} ms", *mo * 1e3) : "n/a",
+               mt ? fmt::format("{:.3f} ms", *mt * 1e3) : "n/a",
+               mo && mt && *mt > 0 ? fmt::format("{:+.2f}%", 100 * (*mo / *mt - 1)) : "n/a");
+  }
+  fmt::print(out, "\nStep ratio: headroom's median step over torch.profiler's, less one (each run's own median; "
+                  "separate processes differ by about 1% on their own).\n");
+}
+
+void runs_without_figures(std::ostream& out, const study_summary& s) {
+  std::vector<std::pair<std::string, std::string>> missing;
+  for (const auto& r : s.rows) {
+    for (const run_result* x : {&r.headroom, &r.torch}) {
+      if (x->status != "ok" && !x->folder.empty()) missing.emplace_back(x->folder, x->status);
+    }
+  }
+  if (missing.empty()) return;
+  fmt::print(out, "\n### Runs without figures\n\n| run | status |\n| --- | --- |\n");
+  for (const auto& [folder, status] : missing) fmt::print(out, "| {} | {} |\n", cell(folder), cell(status));
+}
+
+void harness_table(std::ostream& out, const study_summary& s) {
+  const bool any = std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headroom.harness.has_value(); });
+  if (!any) return;
+  fmt::print(out, "\n### The runs\n\n| workload | variant | what ran | device | torch | timed steps | median step | warm-up |\n"
+                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: |\n");
+  for (const auto& r : s.rows) {
+    if (!r.headroom.harness) continue;
+    const auto& h = *r.headroom.harness;
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.workload), r.variant, cell(h.description),
+               cell(h.device), cell(h.torch_version), h.steps,
+               h.median_step_s ? fmt::format("{:.3f} ms", *h.median_step_s * 1e3) : "n/a",
+               h.warmup_s ? fmt::format("{:.1f} s", *h.warmup_s) : "n/a");
+  }
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
+
+std::string json_optional(const std::optional<double>& v) { return v ? json_number(*v) : "null"; }
+
+std::string json_figures(const run_figures& f) {
+  return fmt::format(
+      "{{\"window_source\": {}, \"window_description\": {}, \"device\": {}, \"steps\": {}, \"timelines\": {}, "
+      "\"wall_ns\": {}, \"busy_ns\": {}, \"kernel_busy_ns\": {}, \"addressable_busy_ns\": {}, "
+      "\"addressable_exclusive_busy_ns\": {}, \"gemm_busy_ns\": {}, \"attention_busy_ns\": {}, "
+      "\"addressable_fraction\": {}, \"addressable_exclusive_fraction\": {}, \"idle_fraction\": {}, "
+      "\"gemm_attention_share_of_kernels\": {}}}",
+      util::json_string(f.window_source), util::json_string(f.window_description), util::json_string(f.device), f.steps,
+      f.timelines, f.wall, f.busy, f.kernel_busy, f.addressable, f.addressable_exclusive, f.gemm, f.attention,
+      json_number(f.addressable_fraction()), json_number(f.addressable_exclusive_fraction()),
+      json_number(f.idle_fraction()), json_number(f.gemm_attention_share()));
+}
+
+std::string json_run(const run_result& x) {
+  std::string out = fmt::format("{{\"status\": {}, \"folder\": {}, \"figures_from\": {}", util::json_string(x.status),
+                                util::json_string(x.folder), util::json_string(x.figures_from));
+  out += ", \"figures\": " + (x.figures ? json_figures(*x.figures) : "null");
+  out += ", \"all_steps_figures\": " + (x.all_steps_figures ? json_figures(*x.all_steps_figures) : "null");
+  if (x.harness) {
+    const auto& h = *x.harness;
+    out += fmt::format(", \"harness\": {{\"median_step_s\": {}, \"warmup_s\": {}, \"steps\": {}, \"device\": {}, "
+                       "\"torch\": {}, \"step_marker_api\": {}, \"description\": {}}}",
+                       json_optional(h.median_step_s), json_optional(h.warmup_s), h.steps, util::json_string(h.device),
+                       util::json_string(h.torch_version), util::json_string(h.step_marker_api),
+                       util::json_string(h.description));
+  } else {
+    out += ", \"harness\": null";
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+void write_markdown(std::ostream& out, const study_summary& s) {
+  fmt::print(out, "## Study: {} (preset {})\n\n", s.folder, s.preset.empty() ? "unknown" : s.preset);
+  if (std::none_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headline() != nullptr; })) {
+    fmt::print(out, "No run of this study has figures yet.\n");
+  } else {
+    main_table(out, s);
+    ranges(out, s);
+  }
+  agreement_table(out, s);
+  harness_table(out, s);
+  runs_without_figures(out, s);
+  if (!s.notes.empty()) {
+    fmt::print(out, "\n### Notes\n\n");
+    for (const auto& n : s.notes) fmt::print(out, "- {}\n", n);
+  }
+}
+
+void write_json(std::ostream& out, const study_summary& s) {
+  fmt::print(out, "{{\n  \"schema_version\": {},\n  \"kind\": \"study-summary\",\n  \"folder\": {},\n  \"preset\": {},\n",
+             study_summary_schema_version, util::json_string(s.folder), util::json_string(s.preset));
+  fmt::print(out, "  \"kernel_speedup\": {},\n  \"published\": {{\"addressable_low\": {}, \"addressable_high\": {}, "
+                  "\"gemm_attention_low\": {}, \"gemm_attention_high\": {}}},\n  \"rows\": [",
+             json_number(s.kernel_speedup), study::published_addressable_low, study::published_addressable_high,
+             study::published_gemm_attention_low, study::published_gemm_attention_high);
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const auto& r = s.rows[i];
+    const run_result* h = r.headline();
+    std::string projection = "null";
+    if (h != nullptr) {
+      const double a = h->figures->addressable_fraction();
+      projection = fmt::format("{{\"recorded_by\": {}, \"addressable_fraction\": {}, \"ceiling\": {}, \"end_to_end\": {}}}",
+                               util::json_string(h == &r.headroom ? "headroom" : "torch"), json_number(a),
+                               json_number(project::ceiling(a)), json_number(project::amdahl(a, s.kernel_speedup)));
+    }
+    fmt::print(out, "{}\n    {{\"workload\": {}, \"domain\": {}, \"variant\": {},\n     \"projection\": {},\n"
+                    "     \"headroom\": {},\n     \"torch\": {}}}",
+               i ? "," : "", util::json_string(r.workload), util::json_string(r.domain), util::json_string(r.variant),
+               projection, json_run(r.headroom), json_run(r.torch));
+  }
+  fmt::print(out, "{}],\n  \"notes\": [", s.rows.empty() ? "" : "\n  ");
+  for (std::size_t i = 0; i < s.notes.size(); ++i) fmt::print(out, "{}\n    {}", i ? "," : "", util::json_string(s.notes[i]));
+  fmt::print(out, "{}]\n}}\n", s.notes.empty() ? "" : "\n  ");
+}
+
+}  // namespace headroom::report
