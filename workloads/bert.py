@@ -15,7 +15,7 @@ import common
 from layers import TransformerBlock
 
 PRESETS = {
-    "h200": dict(layers=24, d_model=1024, heads=16, ffn=4096, vocab=30522, seq=384, batch=64, steps=20, warmup=5),
+    "h200": dict(layers=24, d_model=1024, heads=16, ffn=4096, vocab=30522, seq=384, batch=64, steps=15, warmup=3),
     "tiny": dict(layers=2, d_model=64, heads=4, ffn=128, vocab=512, seq=16, batch=2, steps=3, warmup=1),
 }
 

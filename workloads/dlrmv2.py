@@ -17,7 +17,7 @@ from layers import mlp
 
 PRESETS = {
     "h200": dict(batch=8192, dim=128, max_rows=4_000_000, cross_layers=3, cross_rank=512,
-                 steps={"train": 60, "infer": 200}, warmup={"train": 5, "infer": 10}),
+                 steps={"train": 60, "infer": 200}, warmup=3),
     "tiny": dict(batch=8, dim=16, max_rows=1000, cross_layers=2, cross_rank=8, steps=3, warmup=1),
 }
 

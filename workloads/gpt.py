@@ -12,7 +12,7 @@ import common
 from layers import TransformerBlock
 
 PRESETS = {
-    "h200": dict(layers=12, d_model=2048, heads=16, seq=2048, batch=8, vocab=32768, steps=20, warmup=5),
+    "h200": dict(layers=12, d_model=2048, heads=16, seq=2048, batch=8, vocab=32768, steps=12, warmup=3),
     "tiny": dict(layers=2, d_model=64, heads=4, seq=32, batch=2, vocab=256, steps=3, warmup=1),
 }
 

@@ -26,7 +26,7 @@ import common
 
 PRESETS = {
     "h200": dict(items=10_000_000, d_model=512, layers=8, heads=8, head_dim=64, batch=32, min_len=256,
-                 max_len=1024, negatives=512, steps=20, warmup=5),
+                 max_len=1024, negatives=512, steps=12, warmup=3),
     "tiny": dict(items=1000, d_model=32, layers=2, heads=2, head_dim=8, batch=2, min_len=4, max_len=16,
                  negatives=16, steps=3, warmup=1),
 }

@@ -24,7 +24,7 @@ from layers import RMSNorm, apply_rope, attention, rope_tables
 
 PRESETS = {
     "h200": dict(layers=32, d_model=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, batch=32,
-                 context=4096, steps=30, warmup=5),
+                 context=4096, steps=30, warmup=3),
     "tiny": dict(layers=2, d_model=64, heads=4, kv_heads=2, ffn=128, vocab=256, batch=2, context=16,
                  steps=3, warmup=1),
 }

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import common
 
 PRESETS = {
-    "h200": dict(batch=128, image=224, steps={"train": 30, "infer": 60}, warmup=5),
+    "h200": dict(batch=128, image=224, steps={"train": 20, "infer": 40}, warmup=3),
     "tiny": dict(batch=2, image=32, steps=3, warmup=1),
 }
 

@@ -15,7 +15,7 @@ from layers import TransformerBlock
 
 PRESETS = {
     "h200": dict(image=224, patch=16, layers=12, d_model=768, heads=12, ffn=3072, classes=1000, batch=256,
-                 steps=30, warmup=5),
+                 steps=30, warmup=3),
     "tiny": dict(image=32, patch=8, layers=2, d_model=64, heads=4, ffn=128, classes=10, batch=2, steps=3, warmup=1),
 }
 

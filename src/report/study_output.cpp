@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "headroom/project/amdahl.hpp"
 #include "headroom/report/units.hpp"
@@ -67,13 +66,15 @@ void main_table(std::ostream& out, const study_summary& s) {
 
 void ranges(std::ostream& out, const study_summary& s) {
   std::vector<double> all, gemm_attention;
-  std::map<std::string, std::vector<double>> by_domain;
+  std::vector<std::pair<std::string, std::vector<double>>> by_domain;  // in the rows' order
   for (const auto& r : s.rows) {
     const run_result* h = r.headline();
     if (h == nullptr) continue;
     const double a = h->figures->addressable_fraction();
     all.push_back(a);
-    by_domain[r.domain].push_back(a);
+    auto domain = std::find_if(by_domain.begin(), by_domain.end(), [&](const auto& d) { return d.first == r.domain; });
+    if (domain == by_domain.end()) domain = by_domain.insert(by_domain.end(), {r.domain, {}});
+    domain->second.push_back(a);
     if (is_transformer(r)) gemm_attention.push_back(h->figures->gemm_attention_share());
   }
   fmt::print(out, "\n- Addressable fraction: {} over {} row{} (published: {} to {} over seven workloads in three domains).\n",
@@ -92,15 +93,18 @@ void agreement_table(std::ostream& out, const study_summary& s) {
   });
   if (!any) return;
   fmt::print(out, "\n### headroom against torch.profiler\n\n"
-                  "The same workload recorded by each in separate processes; headroom's store over every timed step "
-                  "(no warm-up step skipped) against torch.profiler's trace, which holds exactly the timed steps.\n\n");
+                  "The same workload recorded by each in separate processes, each trace over every timed step: "
+                  "headroom's store by its ProfilerStep#N ranges with no warm-up step skipped, torch.profiler's "
+                  "whole trace (it records exactly the timed steps).\n\n");
   fmt::print(out, "| workload | variant | f, headroom | f, torch.profiler | difference | step, headroom | step, torch.profiler | step ratio |\n");
   fmt::print(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (const auto& r : s.rows) {
     if (!r.headroom.figures || !r.torch.figures) continue;
-    const auto& ours = r.headroom.all_steps_figures ? *r.headroom.all_steps_figures : *r.headroom.figures;
-    const double fo = ours.addressable_fraction();
-    const double ft = r.torch.figures->addressable_fraction();
+    const auto every_step = [](const run_result& x) -> const run_figures& {
+      return x.all_steps_figures ? *x.all_steps_figures : *x.figures;
+    };
+    const double fo = every_step(r.headroom).addressable_fraction();
+    const double ft = every_step(r.torch).addressable_fraction();
     const auto median = [](const run_result& x) -> std::optional<double> {
       return x.harness ? x.harness->median_step_s : std::nullopt;
     };

@@ -24,11 +24,11 @@ std::string run_key::folder_name() const { return fmt::format("{}.{}.{}", worklo
 
 std::vector<planned_run> plan_runs(const std::vector<workload>& workloads, bool compiled, bool compare_torch) {
   std::vector<planned_run> out;
-  for (const variant v : {variant::eager, variant::compiled}) {
-    if (v == variant::compiled && !compiled) continue;
-    for (const auto& w : workloads) {
-      out.push_back({{w.name, v, recorder::headroom}, w});
-      if (compare_torch) out.push_back({{w.name, v, recorder::torch}, w});
+  for (const recorder r : {recorder::headroom, recorder::torch}) {
+    if (r == recorder::torch && !compare_torch) continue;
+    for (const variant v : {variant::eager, variant::compiled}) {
+      if (v == variant::compiled && !compiled) continue;
+      for (const auto& w : workloads) out.push_back({{w.name, v, r}, w});
     }
   }
   return out;

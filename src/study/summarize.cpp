@@ -38,18 +38,21 @@ void read_figures(const run_record& r, const classify::classifier& c, run_result
     progress(fmt::format("analysing {}", out.folder));
     const auto trace = analyze::read_traces(traces);
     analyze::analyze_options o;
-    // torch.profiler (torch-all) records exactly the timed steps: its whole trace is the window.
-    // headroom's store holds start-up and warm-up too, and ProfilerStep#N ranges around timed steps.
-    if (r.key.rec == recorder::torch) o.mode = analyze::window_mode::whole;
-    const auto analysis = analyze::analyze(trace, c, o);
-    write_analysis(analysis, r.dir / analysis_file);
-    out.figures = figures_of(analysis);
-    if (r.key.rec == recorder::headroom) {
+    const auto steady = analyze::analyze(trace, c, o);
+    write_analysis(steady, r.dir / analysis_file);
+    out.figures = figures_of(steady);
+    // Every timed step, the window the two recorders are compared on: headroom's store holds
+    // start-up and warm-up too, with ProfilerStep#N ranges around the timed steps, so its steady
+    // window with no step skipped; torch.profiler (torch-all) records exactly the timed steps, so
+    // its whole trace.
+    if (r.key.rec == recorder::torch) {
+      o.mode = analyze::window_mode::whole;
+    } else {
       o.warmup_steps = 0;
-      const auto all_steps = analyze::analyze(trace, c, o);
-      write_analysis(all_steps, r.dir / all_steps_analysis_file);
-      out.all_steps_figures = figures_of(all_steps);
     }
+    const auto all_steps = analyze::analyze(trace, c, o);
+    write_analysis(all_steps, r.dir / all_steps_analysis_file);
+    out.all_steps_figures = figures_of(all_steps);
     out.figures_from = "trace";
   } else if (std::filesystem::exists(r.dir / analysis_file)) {
     out.figures = read_analysis_figures(r.dir / analysis_file);

@@ -34,9 +34,9 @@ inline constexpr std::string_view harness_file = "run.json";        // the workl
 inline constexpr std::string_view log_file = "log.txt";             // the run's stdout and stderr
 inline constexpr std::string_view store_file = "trace.sqlite";      // headroom profile's store
 inline constexpr std::string_view kineto_file = "trace.json.gz";    // torch.profiler's trace
-inline constexpr std::string_view analysis_file = "analysis.json";  // headroom analyze --json
-// The headroom store analysed over every timed step (no warm-up step skipped): the window that
-// torch.profiler's trace, which records exactly the timed steps, is compared with.
+inline constexpr std::string_view analysis_file = "analysis.json";  // headroom analyze --json, steady state
+// The trace over every timed step, the window on which the two recorders are compared: headroom's
+// store with no warm-up step skipped, torch.profiler's whole trace.
 inline constexpr std::string_view all_steps_analysis_file = "analysis.all-steps.json";
 
 struct planned_run {
@@ -44,8 +44,9 @@ struct planned_run {
   workload w;
 };
 
-// Every run, variant by variant (eager first) and workload by workload, each workload's torch
-// run right after its headroom run so that both see the machine in the same state.
+// Every run in the order they matter to the study's table: headroom's runs first (eager, then
+// compiled, workload by workload), torch.profiler's after them, so a study cut short has its
+// table and misses comparisons only.
 std::vector<planned_run> plan_runs(const std::vector<workload>& workloads, bool compiled, bool compare_torch);
 
 struct run_settings {

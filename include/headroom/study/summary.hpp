@@ -58,8 +58,8 @@ struct harness_figures {
 // One run's contribution to a row: its figures, or why it has none.
 struct run_result {
   std::string status = "not run";  // "ok", or "failed: ...", "timed out: ...", "not run"
-  std::optional<run_figures> figures;            // the study's window (headroom: steady; torch: every step)
-  std::optional<run_figures> all_steps_figures;  // headroom: every timed step, for the agreement
+  std::optional<run_figures> figures;            // the steady-state window: the study's table
+  std::optional<run_figures> all_steps_figures;  // every timed step: the two recorders' comparison
   std::optional<harness_figures> harness;
   std::string figures_from;  // "trace" or "analysis.json" (the trace was not in the folder)
   std::string folder;        // the run folder, relative to the study folder
