@@ -151,6 +151,15 @@ def compile_regions(args, model, regions=None):
     return model
 
 
+def backward_and_step(loss, *optimizers):
+    """The end of a training step: backward, every optimizer's step, then the gradients freed."""
+    loss.backward()
+    for opt in optimizers:
+        opt.step()
+    for opt in optimizers:
+        opt.zero_grad(set_to_none=True)
+
+
 # Each timed step's host time: from its start until step() returned, before the synchronisation.
 # Close to the step's wall clock, the step is host-bound (launches pace it, and a recorder's cost per
 # launch lands on the wall clock); far below it, the device paces it.

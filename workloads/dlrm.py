@@ -63,10 +63,7 @@ def build(args):
     loss_fn = nn.BCELoss()
 
     def step():
-        loss = loss_fn(model(dense, sparse), label)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        common.backward_and_step(loss_fn(model(dense, sparse), label), opt)
     return step, desc
 
 

@@ -87,12 +87,7 @@ def build(args):
     loss_fn = nn.BCEWithLogitsLoss()
 
     def step():
-        loss = loss_fn(model(dense, sparse), label)
-        loss.backward()
-        sparse_opt.step()
-        dense_opt.step()
-        sparse_opt.zero_grad(set_to_none=True)
-        dense_opt.zero_grad(set_to_none=True)
+        common.backward_and_step(loss_fn(model(dense, sparse), label), sparse_opt, dense_opt)
     return step, desc
 
 

@@ -75,9 +75,7 @@ def build(args):
         with common.autocast(args):
             logits = model(idx)
             loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1))
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        common.backward_and_step(loss, opt)
     return step, desc
 
 

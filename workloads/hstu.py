@@ -147,11 +147,7 @@ def build(args):
             users = user_embeddings(jb.with_next)
             positive = (users * F.normalize(model.items(jb.next_ids), dim=-1)).sum(-1, keepdim=True) / temperature
             loss = F.cross_entropy(torch.cat([positive, item_scores(users, negatives())], dim=1).float(), labels)
-        loss.backward()
-        sparse_opt.step()
-        dense_opt.step()
-        sparse_opt.zero_grad(set_to_none=True)
-        dense_opt.zero_grad(set_to_none=True)
+        common.backward_and_step(loss, sparse_opt, dense_opt)
     return step, desc
 
 

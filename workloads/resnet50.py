@@ -82,9 +82,7 @@ def build(args):
     def step():
         with common.autocast(args):
             loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        common.backward_and_step(loss, opt)
     return step, desc
 
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "headroom/util/error.hpp"
+#include "headroom/util/process.hpp"
 
 namespace headroom::study {
 namespace {
@@ -79,12 +80,6 @@ void end_adopted(int grace_s) {
       while (::waitpid(p, &status, 0) < 0 && errno == EINTR) {}
     }
   }
-}
-
-int shell_status(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
 }
 
 }  // namespace
@@ -180,7 +175,7 @@ child_outcome run_logged(const std::vector<std::string>& argv, const std::vector
     return out;
   }
   out.started = true;
-  out.status = shell_status(status);
+  out.status = util::shell_status(status);
   return out;
 }
 

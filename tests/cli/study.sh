@@ -28,7 +28,7 @@ add_run() {
   local dir=$study/runs/$workload.$variant.$recorder names=() i=0
   mkdir -p "$dir"
   for t in "$@"; do
-    local name=trace$i.${t#*.}
+    local name=trace$i.json.gz
     [[ $t == *.sqlite ]] && name=trace$i.sqlite
     cp "$t" "$dir/$name"; names+=("\"$name\""); i=$((i + 1))
   done
