@@ -9,15 +9,16 @@
 #   4. with what is left (AB_SECONDS at least), the profiler's overhead inside one process
 #      (bench/profile_overhead_ab.sh: headroom against torch.profiler) on AB_WORKLOADS;
 #   5. packs into $OUT: study.tgz (the study without its traces: records, logs, run.json,
-#      analyses, summary; small), logs.tgz (build, study, A/B), and the traces gzip'd into
-#      traces-N.tar archives of at most 15 MiB each (TRACE_PARTS of them at most; what does not fit
-#      is listed in logs.tgz's left-out.txt). The device tool returns files of at most 16 MiB.
+#      analyses, summary; small), logs.tgz (build, study, A/B), and the traces (stores gzip'd) in
+#      traces-N.tar archives of at most 15 MiB each (TRACE_PARTS of them at most, none with
+#      KEEP_TRACES=0; what does not fit is listed in logs.tgz's left-out.txt). The device tool
+#      returns files of at most 16 MiB.
 #
 #   OUT=$OUT bash scripts/device-study.sh
 #   REBUILD=0 OUT=$OUT bash scripts/device-study.sh                       # continue on a warm machine
 #   WORKLOADS=gpt_train,dlrm_infer COMPILE=0 OUT=$OUT bash scripts/device-study.sh
 #
-# Variables: CALL_SECONDS (540), STUDY (/tmp/headroom-study), WORKLOADS (all), COMPILE (1),
+# Variables: CALL_SECONDS (540), STUDY (/tmp/headroom-study), PRESET (h200), WORKLOADS (all), COMPILE (1),
 # COMPARE_TORCH (1), AB_WORKLOADS (dlrm_infer llama_decode gpt_train; empty: no A/B), AB_SECONDS (90),
 # AB_REPS (1), TRACE_PARTS (5), KEEP_TRACES (1).
 set -uo pipefail
@@ -41,7 +42,7 @@ python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.versio
 cat "$LOGS/gpu.txt"
 
 # 2. The study, ended (SIGTERM: the run under way stops and stays undone) in time for the rest.
-args=(-o "$STUDY")
+args=(-o "$STUDY" --preset "${PRESET:-h200}")
 [[ -n ${WORKLOADS:-} ]] && args+=(--workloads "$WORKLOADS")
 [[ ${COMPILE:-1} == 1 ]] && args+=(--compile)
 [[ ${COMPARE_TORCH:-1} == 1 ]] && args+=(--compare-torch)
@@ -74,25 +75,33 @@ if [[ -n ${AB_WORKLOADS-dlrm_infer llama_decode gpt_train} ]] && (( $(left) > ${
   echo "A/B done at $(elapsed) s"
 fi
 
-# 5. Packing: each archive at most 15 MiB.
-(cd "$(dirname "$STUDY")" && tar czf "$OUT/study.tgz" --exclude='trace.sqlite' --exclude='trace.json.gz' "$(basename "$STUDY")")
-if [[ ${KEEP_TRACES:-1} == 1 ]]; then
-  python3 - "$STUDY" "$OUT" "${TRACE_PARTS:-5}" "$LOGS/left-out.txt" <<'PY'
-import glob, gzip, io, os, shutil, sys, tarfile
-study, out, parts, left_out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+# 5. Packing: each archive at most 15 MiB. The traces are the files each run's result.json lists.
+python3 - "$STUDY" "$OUT" "${TRACE_PARTS:-5}" "${KEEP_TRACES:-1}" "$LOGS/left-out.txt" <<'PY'
+import glob, gzip, io, json, os, shutil, sys, tarfile
+study, out, parts, keep, left_out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
 limit = 15 * 1024 * 1024
-# Stores gzip'd one by one (Kineto traces are already), smallest first so that most runs come back.
+top = os.path.dirname(os.path.abspath(study))
+traces = set()
+for record in glob.glob(f"{study}/runs/*/result.json"):
+    try:
+        listed = json.load(open(record)).get("traces", [])
+    except (OSError, ValueError):
+        continue
+    traces.update(os.path.join(os.path.dirname(record), t) for t in listed)
+rel = lambda p: os.path.relpath(p, top)
+with tarfile.open(f"{out}/study.tgz", "w:gz") as tar:
+    tar.add(study, arcname=rel(study), filter=lambda info: None if os.path.join(top, info.name) in traces else info)
 items = []
-for path in glob.glob(f"{study}/runs/*/trace.*"):
-    name = os.path.relpath(path, os.path.dirname(study))
+for path in sorted(t for t in traces if os.path.exists(t)) if keep else []:
+    # Stores gzip'd one by one (Kineto traces already are).
     if path.endswith(".sqlite"):
         data = io.BytesIO()
         with open(path, "rb") as f, gzip.GzipFile(fileobj=data, mode="wb", compresslevel=6) as z:
             shutil.copyfileobj(f, z)
-        items.append((len(data.getvalue()), name + ".gz", data.getvalue()))
+        items.append((len(data.getvalue()), rel(path) + ".gz", data.getvalue()))
     else:
-        items.append((os.path.getsize(path), name, open(path, "rb").read()))
-items.sort()
+        items.append((os.path.getsize(path), rel(path), open(path, "rb").read()))
+items.sort()  # smallest first, so that most runs come back
 bins, skipped = [], []
 for size, name, data in items:
     target = next((b for b in bins if b[0] + size + 4096 <= limit), None)
@@ -112,9 +121,9 @@ for i, (_, members) in enumerate(bins):
             tar.addfile(info, io.BytesIO(data))
 with open(left_out, "w") as f:
     f.write("".join(s + "\n" for s in skipped))
-print(f"traces: {sum(len(b[1]) for b in bins)} in {len(bins)} archive(s), {len(skipped)} left out")
+print(f"study.tgz {os.path.getsize(out + '/study.tgz')} bytes; traces: {sum(len(b[1]) for b in bins)} in "
+      f"{len(bins)} archive(s), {len(skipped)} left out")
 PY
-fi
 (cd "$LOGS" && tar czf "$OUT/logs.tgz" --exclude='*.sqlite' --exclude='*.json.gz' .)
 ls -la "$OUT"
 echo "total $(elapsed) s"

@@ -71,7 +71,7 @@ study_outcome run_study(const study_options& o, const progress_fn& progress) {
     if (done.interrupted) {
       progress(fmt::format("{}: interrupted (signal {}); not recorded, a rerun starts it again", tag,
                            interrupt_guard::signal()));
-      outcome.interrupted = true;
+      outcome.interrupted_by = interrupt_guard::signal();
       break;
     }
     auto& r = *done.record;
@@ -86,7 +86,7 @@ study_outcome run_study(const study_options& o, const progress_fn& progress) {
                            r.seconds, r.reason, (folder.run_dir(r.key) / log_file).string()));
     }
     if (interrupt_guard::signal() != 0) {
-      outcome.interrupted = true;
+      outcome.interrupted_by = interrupt_guard::signal();
       break;
     }
   }

@@ -98,9 +98,9 @@ int run(const study_args& a) {
   o.settings.steps = a.steps;
   o.settings.timeout_s = a.timeout;
   const auto outcome = study::run_study(o, [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
-  if (outcome.interrupted) {
+  if (outcome.interrupted_by != 0) {
     fmt::print(stderr, "headroom: study interrupted; run the same command again to continue\n");
-    return 128 + 2;
+    return 128 + outcome.interrupted_by;
   }
   fmt::print(stderr, "{} run{} planned: {} done earlier, {} recorded now, {} failed\n", outcome.planned,
              outcome.planned == 1 ? "" : "s", outcome.done_before, outcome.recorded, outcome.failed);

@@ -31,7 +31,7 @@ struct study_outcome {
   int done_before = 0;   // skipped: recorded by an earlier invocation
   int recorded = 0;      // run now, successfully
   int failed = 0;        // run now, without a usable trace (the record says why)
-  bool interrupted = false;  // SIGINT, SIGTERM or SIGHUP: the run under way was stopped and left unrecorded
+  int interrupted_by = 0;  // SIGINT, SIGTERM or SIGHUP (0: none): the run under way was stopped and left unrecorded
 };
 
 // Runs every planned run that has no successful record in the folder (a failed one runs again),
