@@ -44,27 +44,107 @@ std::string range_text(const std::vector<double>& v) {
   return v.size() == 1 ? percent(*lo) : fmt::format("{} to {}", percent(*lo), percent(*hi));
 }
 
-void main_table(std::ostream& out, const study_summary& s) {
-  fmt::print(out, "| workload | domain | variant | recorded by | window | per step | idle | GEMM+attention of kernel time "
-                  "| published | addressable f | exclusive f | ceiling 1/(1-f) | S at {:g}x |\n", s.kernel_speedup);
-  fmt::print(out, "| --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
+std::string milliseconds(const std::optional<double>& seconds) {
+  return seconds ? fmt::format("{:.3f} ms", *seconds * 1e3) : "n/a";
+}
+
+study_table main_table(const study_summary& s) {
+  study_table t;
+  t.columns = {"workload", "domain", "variant", "recorded by", "window", "per step", "idle",
+               "GEMM+attention of kernel time", "published", "addressable f", "exclusive f", "ceiling 1/(1-f)",
+               fmt::format("S at {:g}x", s.kernel_speedup)};
+  t.numeric = {false, false, false, false, false, true, true, true, false, true, true, true, true};
   for (const auto& r : s.rows) {
     const run_result* h = r.headline();
     if (h == nullptr) continue;
     const auto& f = *h->figures;
     const double a = f.addressable_fraction();
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} | **{}** | {} | {} | {} |\n", cell(r.workload),
-               cell(r.domain), r.variant, h == &r.headroom ? "headroom" : "torch.profiler", window_text(f), per_step(f),
-               percent(f.idle_fraction()), percent(f.gemm_attention_share()),
-               is_transformer(r) ? fmt::format("{:.0f}-{:.0f}%", 100 * study::published_gemm_attention_low,
-                                               100 * study::published_gemm_attention_high)
-                                 : "",
-               percent(a), percent(f.addressable_exclusive_fraction()), speedup(project::ceiling(a)),
-               speedup(project::amdahl(a, s.kernel_speedup)));
+    t.rows.push_back({r.workload, r.domain, r.variant, h == &r.headroom ? "headroom" : "torch.profiler", window_text(f),
+                      per_step(f), percent(f.idle_fraction()), percent(f.gemm_attention_share()),
+                      is_transformer(r) ? fmt::format("{:.0f}-{:.0f}%", 100 * study::published_gemm_attention_low,
+                                                      100 * study::published_gemm_attention_high)
+                                        : "",
+                      percent(a), percent(f.addressable_exclusive_fraction()), speedup(project::ceiling(a)),
+                      speedup(project::amdahl(a, s.kernel_speedup))});
   }
+  t.bold_column = 9;
+  return t;
 }
 
-void ranges(std::ostream& out, const study_summary& s) {
+study_table agreement_table(const study_summary& s) {
+  study_table t;
+  t.caption = "headroom against torch.profiler";
+  t.intro = "The same workload recorded by each in separate processes, each trace over every timed step: "
+            "headroom's store by its ProfilerStep#N ranges with no warm-up step skipped, torch.profiler's "
+            "whole trace (it records exactly the timed steps).";
+  t.columns = {"workload", "variant", "f, headroom", "f, torch.profiler", "difference", "step, headroom",
+               "step, torch.profiler", "step ratio"};
+  t.numeric = {false, false, true, true, true, true, true, true};
+  t.footnote = "Step ratio: headroom's median step over torch.profiler's, less one (each run's own median; "
+               "separate processes differ by about 1% on their own).";
+  for (const auto& r : s.rows) {
+    if (!r.headroom.figures || !r.torch.figures) continue;
+    const auto every_step = [](const run_result& x) -> const run_figures& {
+      return x.all_steps_figures ? *x.all_steps_figures : *x.figures;
+    };
+    const double fo = every_step(r.headroom).addressable_fraction();
+    const double ft = every_step(r.torch).addressable_fraction();
+    const auto median = [](const run_result& x) -> std::optional<double> {
+      return x.harness ? x.harness->median_step_s : std::nullopt;
+    };
+    const auto mo = median(r.headroom), mt = median(r.torch);
+    t.rows.push_back({r.workload, r.variant, percent(fo), percent(ft), fmt::format("{:+.1f} points", 100 * (fo - ft)),
+                      milliseconds(mo), milliseconds(mt),
+                      mo && mt && *mt > 0 ? fmt::format("{:+.2f}%", 100 * (*mo / *mt - 1)) : "n/a"});
+  }
+  return t;
+}
+
+study_table harness_table(const study_summary& s) {
+  study_table t;
+  t.caption = "The runs";
+  t.columns = {"workload", "variant", "what ran", "device", "torch", "timed steps", "median step", "warm-up"};
+  t.numeric = {false, false, false, false, false, true, true, true};
+  for (const auto& r : s.rows) {
+    if (!r.headroom.harness) continue;
+    const auto& h = *r.headroom.harness;
+    t.rows.push_back({r.workload, r.variant, h.description, h.device, h.torch_version, std::to_string(h.steps),
+                      milliseconds(h.median_step_s), h.warmup_s ? fmt::format("{:.1f} s", *h.warmup_s) : "n/a"});
+  }
+  return t;
+}
+
+study_table failures_table(const study_summary& s) {
+  study_table t;
+  t.caption = "Runs without figures";
+  t.columns = {"run", "status"};
+  t.numeric = {false, false};
+  for (const auto& r : s.rows) {
+    for (const run_result* x : {&r.headroom, &r.torch}) {
+      if (x->status != "ok" && !x->folder.empty()) t.rows.push_back({x->folder, x->status});
+    }
+  }
+  return t;
+}
+
+void markdown_table(std::ostream& out, const study_table& t) {
+  if (!t.caption.empty()) fmt::print(out, "\n### {}\n\n", t.caption);
+  if (!t.intro.empty()) fmt::print(out, "{}\n\n", t.intro);
+  fmt::print(out, "| {} |\n|", fmt::join(t.columns, " | "));
+  for (const bool numeric : t.numeric) fmt::print(out, " {} |", numeric ? "---:" : "---");
+  fmt::print(out, "\n");
+  for (const auto& row : t.rows) {
+    fmt::print(out, "|");
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const auto text = cell(row[i]);
+      fmt::print(out, " {} |", static_cast<int>(i) == t.bold_column ? "**" + text + "**" : text);
+    }
+    fmt::print(out, "\n");
+  }
+  if (!t.footnote.empty()) fmt::print(out, "\n{}\n", t.footnote);
+}
+
+std::vector<std::string> ranges(const study_summary& s) {
   std::vector<double> all, gemm_attention;
   std::vector<std::pair<std::string, std::vector<double>>> by_domain;  // in the rows' order
   for (const auto& r : s.rows) {
@@ -77,72 +157,21 @@ void ranges(std::ostream& out, const study_summary& s) {
     domain->second.push_back(a);
     if (is_transformer(r)) gemm_attention.push_back(h->figures->gemm_attention_share());
   }
-  fmt::print(out, "\n- Addressable fraction: {} over {} row{} (published: {} to {} over seven workloads in three domains).\n",
-             range_text(all), all.size(), all.size() == 1 ? "" : "s", percent(study::published_addressable_low),
-             percent(study::published_addressable_high));
-  for (const auto& [domain, v] : by_domain) fmt::print(out, "  - {}: {}\n", domain.empty() ? "(no domain)" : domain, range_text(v));
-  fmt::print(out, "- Transformers' GEMM plus attention, share of kernel time: {} (published: {:.0f}% to {:.0f}%).\n",
-             range_text(gemm_attention), 100 * study::published_gemm_attention_low, 100 * study::published_gemm_attention_high);
-  fmt::print(out, "- Projected gain: the end-to-end speedup when every addressable kernel runs {:g}x faster "
-                  "(Amdahl; docs/method.md); the ceiling is every addressable kernel taking no time.\n", s.kernel_speedup);
-}
-
-void agreement_table(std::ostream& out, const study_summary& s) {
-  const bool any = std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) {
-    return r.headroom.figures && r.torch.figures;
-  });
-  if (!any) return;
-  fmt::print(out, "\n### headroom against torch.profiler\n\n"
-                  "The same workload recorded by each in separate processes, each trace over every timed step: "
-                  "headroom's store by its ProfilerStep#N ranges with no warm-up step skipped, torch.profiler's "
-                  "whole trace (it records exactly the timed steps).\n\n");
-  fmt::print(out, "| workload | variant | f, headroom | f, torch.profiler | difference | step, headroom | step, torch.profiler | step ratio |\n");
-  fmt::print(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-  for (const auto& r : s.rows) {
-    if (!r.headroom.figures || !r.torch.figures) continue;
-    const auto every_step = [](const run_result& x) -> const run_figures& {
-      return x.all_steps_figures ? *x.all_steps_figures : *x.figures;
-    };
-    const double fo = every_step(r.headroom).addressable_fraction();
-    const double ft = every_step(r.torch).addressable_fraction();
-    const auto median = [](const run_result& x) -> std::optional<double> {
-      return x.harness ? x.harness->median_step_s : std::nullopt;
-    };
-    const auto mo = median(r.headroom), mt = median(r.torch);
-    fmt::print(out, "| {} | {} | {} | {} | {:+.1f} points | {} | {} | {} |\n", cell(r.workload), r.variant, percent(fo),
-               percent(ft), 100 * (fo - ft), mo ? fmt::format("{:.3f} ms", *mo * 1e3) : "n/a",
-               mt ? fmt::format("{:.3f} ms", *mt * 1e3) : "n/a",
-               mo && mt && *mt > 0 ? fmt::format("{:+.2f}%", 100 * (*mo / *mt - 1)) : "n/a");
+  std::vector<std::string> out;
+  std::string per_domain;
+  for (const auto& [domain, v] : by_domain) {
+    per_domain += fmt::format("{}{} {}", per_domain.empty() ? "" : "; ", domain.empty() ? "(no domain)" : domain, range_text(v));
   }
-  fmt::print(out, "\nStep ratio: headroom's median step over torch.profiler's, less one (each run's own median; "
-                  "separate processes differ by about 1% on their own).\n");
-}
-
-void runs_without_figures(std::ostream& out, const study_summary& s) {
-  std::vector<std::pair<std::string, std::string>> missing;
-  for (const auto& r : s.rows) {
-    for (const run_result* x : {&r.headroom, &r.torch}) {
-      if (x->status != "ok" && !x->folder.empty()) missing.emplace_back(x->folder, x->status);
-    }
-  }
-  if (missing.empty()) return;
-  fmt::print(out, "\n### Runs without figures\n\n| run | status |\n| --- | --- |\n");
-  for (const auto& [folder, status] : missing) fmt::print(out, "| {} | {} |\n", cell(folder), cell(status));
-}
-
-void harness_table(std::ostream& out, const study_summary& s) {
-  const bool any = std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headroom.harness.has_value(); });
-  if (!any) return;
-  fmt::print(out, "\n### The runs\n\n| workload | variant | what ran | device | torch | timed steps | median step | warm-up |\n"
-                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: |\n");
-  for (const auto& r : s.rows) {
-    if (!r.headroom.harness) continue;
-    const auto& h = *r.headroom.harness;
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.workload), r.variant, cell(h.description),
-               cell(h.device), cell(h.torch_version), h.steps,
-               h.median_step_s ? fmt::format("{:.3f} ms", *h.median_step_s * 1e3) : "n/a",
-               h.warmup_s ? fmt::format("{:.1f} s", *h.warmup_s) : "n/a");
-  }
+  out.push_back(fmt::format("Addressable fraction: {} over {} row{} ({}); published: {} to {} over seven workloads in "
+                            "three domains.", range_text(all), all.size(), all.size() == 1 ? "" : "s", per_domain,
+                            percent(study::published_addressable_low), percent(study::published_addressable_high)));
+  out.push_back(fmt::format("Transformers' GEMM plus attention, share of kernel time: {}; published: {:.0f}% to {:.0f}%.",
+                            range_text(gemm_attention), 100 * study::published_gemm_attention_low,
+                            100 * study::published_gemm_attention_high));
+  out.push_back(fmt::format("Projected gain: the end-to-end speedup when every addressable kernel runs {:g}x faster "
+                            "(Amdahl; docs/method.md); the ceiling is every addressable kernel taking no time.",
+                            s.kernel_speedup));
+  return out;
 }
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
@@ -182,17 +211,29 @@ std::string json_run(const run_result& x) {
 
 }  // namespace
 
+std::vector<study_table> study_tables(const study_summary& s) {
+  std::vector<study_table> out;
+  for (auto t : {main_table(s), agreement_table(s), harness_table(s), failures_table(s)}) {
+    if (!t.rows.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::string> study_findings(const study_summary& s) {
+  const bool any = std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headline() != nullptr; });
+  return any ? ranges(s) : std::vector<std::string>{"No run of this study has figures yet."};
+}
+
 void write_markdown(std::ostream& out, const study_summary& s) {
   fmt::print(out, "## Study: {} (preset {})\n\n", s.folder, s.preset.empty() ? "unknown" : s.preset);
-  if (std::none_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headline() != nullptr; })) {
-    fmt::print(out, "No run of this study has figures yet.\n");
-  } else {
-    main_table(out, s);
-    ranges(out, s);
+  auto tables = study_tables(s);
+  const bool has_main = !tables.empty() && tables.front().caption.empty();
+  if (has_main) {
+    markdown_table(out, tables.front());
+    fmt::print(out, "\n");
   }
-  agreement_table(out, s);
-  harness_table(out, s);
-  runs_without_figures(out, s);
+  for (const auto& line : study_findings(s)) fmt::print(out, "{}{}\n", has_main ? "- " : "", line);
+  for (std::size_t i = has_main ? 1 : 0; i < tables.size(); ++i) markdown_table(out, tables[i]);
   if (!s.notes.empty()) {
     fmt::print(out, "\n### Notes\n\n");
     for (const auto& n : s.notes) fmt::print(out, "- {}\n", n);
