@@ -80,8 +80,9 @@ def build(args):
             torch.sigmoid(model(dense, sparse))
         return step, desc
 
-    # MLPerf's reference: Adagrad (lr 0.004, eps 1e-8) on both; the tables' gradients are sparse.
-    sparse_opt = torch.optim.Adagrad(model.tables.parameters(), lr=0.004, eps=1e-8)
+    # MLPerf's reference: Adagrad (lr 0.004, eps 1e-8) on both; the tables' gradients are sparse,
+    # which only the one-tensor-at-a-time implementation takes.
+    sparse_opt = torch.optim.Adagrad(model.tables.parameters(), lr=0.004, eps=1e-8, foreach=False)
     dense_params = [p for name, p in model.named_parameters() if not name.startswith("tables.")]
     dense_opt = torch.optim.Adagrad(dense_params, lr=0.004, eps=1e-8)
     loss_fn = nn.BCEWithLogitsLoss()

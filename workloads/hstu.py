@@ -49,11 +49,14 @@ class HSTULayer(nn.Module):
         dense[pad_index] = jagged
         return dense.view(batch, self.max_len, self.heads, self.head_dim).transpose(1, 2)
 
-    def forward(self, x, pad_index, relative, causal, batch):
+    def forward(self, x, pad_index, relative, future, batch):
         u, v, q, k = F.silu(self.f1(self.ln_in(x))).chunk(4, dim=-1)
         q, k, v = (self._padded(z, pad_index, batch) for z in (q, k, v))
-        scores = q @ k.transpose(-2, -1) + self.rab[relative]
-        a = F.silu(scores) * causal / self.max_len
+        scores = q @ k.transpose(-2, -1)
+        # In the scores' dtype (bf16 under autocast): an fp32 bias would turn every [batch, heads,
+        # N, N] tensor after it into fp32.
+        scores = scores + self.rab[relative].to(scores.dtype)
+        a = F.silu(scores).masked_fill(future, 0.0) / self.max_len
         av = (a @ v).transpose(1, 2).reshape(batch * self.max_len, self.heads * self.head_dim)[pad_index]
         return x + self.f2(self.ln_attn(av) * u)
 
@@ -68,12 +71,13 @@ class HSTU(nn.Module):
         self.ln_out = nn.LayerNorm(args.d_model, device=dev)
         n = torch.arange(args.max_len, device=dev)
         self.register_buffer("relative", (n[:, None] - n[None, :]).clamp(min=0))
-        self.register_buffer("causal", torch.ones(args.max_len, args.max_len, device=dev).tril())
+        # The causal mask: True where a position would see a later one.
+        self.register_buffer("future", torch.ones(args.max_len, args.max_len, dtype=torch.bool, device=dev).triu(1))
 
     def forward(self, ids, pad_index, batch):
         x = self.items(ids)
         for layer in self.layers:
-            x = layer(x, pad_index, self.relative, self.causal, batch)
+            x = layer(x, pad_index, self.relative, self.future, batch)
         return self.ln_out(x)
 
 
@@ -137,7 +141,8 @@ def build(args):
                 item_scores(user_embeddings(jb.last), negatives()).topk(min(10, args.negatives), dim=-1)
         return step, desc
 
-    sparse_opt = torch.optim.Adagrad(model.items.parameters(), lr=0.01)
+    # Sparse gradients: only the one-tensor-at-a-time Adagrad takes them.
+    sparse_opt = torch.optim.Adagrad(model.items.parameters(), lr=0.01, foreach=False)
     dense_params = [p for name, p in model.named_parameters() if not name.startswith("items.")]
     dense_opt = torch.optim.AdamW(dense_params, lr=1e-4, **({"fused": True} if args.device == "cuda" else {}))
     labels = torch.zeros(jb.with_next.numel(), dtype=torch.long, device=args.device)

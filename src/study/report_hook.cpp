@@ -1,6 +1,8 @@
-// The report hook: where a study's summary becomes its report. The HTML report of the whole study
-// (`headroom report`) and the join of evaluation results (`headroom project --results`) are called
-// from here, and only from here, once they exist; today the report is the study's tables.
+// The report hook: where a study's summary becomes its report, and the only place. Today the report
+// is the study's tables (summary.md, summary.json). The HTML report of the whole study and the
+// join of evaluation results to every workload belong here too: a document of one workload per
+// row (the row's headline trace), joined to the `results` stores, with report::study_tables as
+// its sections, written beside summary.md as report.html.
 #include <fmt/format.h>
 
 #include <sstream>

@@ -33,8 +33,16 @@ void check_manifest(const study_folder& folder, const study_options& o) {
                                     "the {} preset into another folder", folder.root().string(), m->preset,
                                     o.settings.preset));
     }
-  } else if (!o.dry_run) {
-    folder.write_manifest({o.settings.preset, utc_now(), o.headroom_version});
+  } else {
+    // Runs are only ever removed from a study folder's runs/: a folder holding anything else is
+    // not one to write a study into.
+    std::error_code ec;
+    const bool empty = !std::filesystem::exists(folder.root(), ec) || std::filesystem::is_empty(folder.root(), ec);
+    if (!empty) {
+      throw input_error(fmt::format("{} is not empty and holds no {}: give -o a new folder or a study folder",
+                                    folder.root().string(), manifest_file));
+    }
+    if (!o.dry_run) folder.write_manifest({o.settings.preset, utc_now(), o.headroom_version});
   }
 }
 

@@ -130,6 +130,8 @@ expect 2 "another preset" "$bin" study -o "$study" --preset tiny --dry-run
 grep -q 'holds a study of the h200 preset' "$tmp/err.txt" || fail "preset mismatch message"
 expect 2 "unknown workload" "$bin" study -o "$tmp/x" --workloads gpt_train,nope --dry-run
 grep -q "unknown workload 'nope'; the study knows gpt_train, llama_decode" "$tmp/err.txt" || fail "unknown workload message"
+expect 2 "a folder that is not a study" "$bin" study -o "$tmp/report" --dry-run
+grep -q 'is not empty and holds no study.json' "$tmp/err.txt" || fail "not-a-study -o message"
 expect 2 "not a study folder" "$bin" study --from "$tmp/report"
 grep -q 'is not a study folder' "$tmp/err.txt" || fail "not a study folder message"
 echo '{"schema_version": 1, "kind": "headroom-study-run", "workload": "x"}' >"$study/runs/dlrm_infer.eager.headroom/result.json"
