@@ -107,6 +107,8 @@ def parse_args(add_workload_args, presets, modes):
         fail("--steps must be at least 1 and --warmup at least 0")
     if args.compile and not hasattr(torch, "compile"):
         fail(f"--compile needs torch.compile (PyTorch 2.0 or later); this is PyTorch {torch.__version__}")
+    if args.profile in ("torch", "torch-all") and args.device != "cuda":
+        fail(f"--profile {args.profile} records CUDA activity only; on the CPU use --profile torch-cpu")
     if args.profile == "torch" and args.steps < args.active + 2:
         fail(f"--profile torch records {args.active} steps after 2 more: give --steps {args.active + 2} or more")
     return args

@@ -64,6 +64,12 @@ void read_figures(const run_record& r, const classify::classifier& c, run_result
     throw input_error(fmt::format("neither its trace ({}) nor its {} is in the folder", fmt::join(r.traces, ", "),
                                   analysis_file));
   }
+  // A row of zeros would read as a workload with nothing addressable.
+  if (out.figures->kernel_busy == 0) {
+    out.figures.reset();
+    out.all_steps_figures.reset();
+    throw input_error("the trace holds no GPU kernel in its window");
+  }
 }
 
 }  // namespace

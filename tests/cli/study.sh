@@ -56,6 +56,8 @@ if [[ -d $fixtures ]]; then
   add_run "$study" hta_resnet eager torch vision ok "$fixtures/ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
   add_run "$study" hta_two_ranks eager torch other ok "$fixtures/trace_filter_sampled_rank-0.json.gz" \
     "$fixtures/trace_filter_sampled_rank-1.json.gz"
+  # A trace of CPU activity only: no row of zeros, but a run without figures that says why.
+  add_run "$study" hta_cpu_only eager torch other ok "$fixtures/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
 fi
 
 # The report of the folder, written elsewhere.
@@ -102,6 +104,9 @@ if [[ -d $fixtures ]]; then
   [[ $(json "$report" '[r for r in d["rows"] if r["workload"] == "hta_two_ranks"][0]["torch"]["figures"]["timelines"]') == 2 ]] \
     || fail "two traces of one run are not merged as two ranks"
   grep -q '| hta_resnet | vision | eager | torch.profiler | step_markers' "$tmp/report/summary.md" || fail "fixture row"
+  grep -q '| runs/hta_cpu_only.eager.torch | not read: the trace holds no GPU kernel in its window |' "$tmp/report/summary.md" \
+    || fail "a trace without GPU kernels is not listed as such"
+  if grep -q '| hta_cpu_only |' "$tmp/report/summary.md"; then fail "a trace without GPU kernels made a row"; fi
 fi
 
 # Copied without its traces, the folder still reports, from each run's analysis.json, and says so.
@@ -173,7 +178,7 @@ grep -q 'no trace.sqlite was written' "$tmp/failing/runs/quiet.eager.headroom/re
 head -1 "$tmp/failing/runs/quiet.eager.headroom/log.txt" | grep -q '^\$ .* profile -o .* -- python3 .*/quiet.py --preset h200' \
   || fail "the log does not start with the command"
 grep -q 'Runs without figures' "$tmp/failing/summary.md" || fail "the failures are not in the report"
-pgrep -f '[h]eadroom-study-test-sleeper' >/dev/null && fail "the timed-out run left a process behind"
+if pgrep -f '[h]eadroom-study-test-sleeper' >/dev/null; then fail "the timed-out run left a process behind"; fi
 # A failed run is not done: the rerun runs it again.
 expect 1 "rerun" "$bin" study -o "$tmp/failing" --workloads-dir "$work" --workloads quiet --python python3
 grep -q 'quiet eager, headroom profile: running' "$tmp/err.txt" || fail "a failed run was skipped on rerun"
@@ -189,5 +194,5 @@ set +e; wait $pid; rc=$?; set -e
 [[ $rc -eq 130 ]] || fail "interrupted study: exit status $rc ($(cat "$tmp/int.txt"))"
 grep -q 'interrupted (signal 2); not recorded' "$tmp/int.txt" || fail "no interruption line: $(cat "$tmp/int.txt")"
 [[ ! -f $tmp/interrupted/runs/slow.eager.headroom/result.json ]] || fail "the interrupted run was recorded"
-pgrep -f '[h]eadroom-study-test-sleeper' >/dev/null && fail "the interrupted run left a process behind"
+if pgrep -f '[h]eadroom-study-test-sleeper' >/dev/null; then fail "the interrupted run left a process behind"; fi
 echo OK

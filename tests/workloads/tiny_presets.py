@@ -103,7 +103,7 @@ check(len(steps) == 2 and all(STEP_MARKER.match(n) for n in steps), f"--profile 
 
 # Bad input: exit status 2 and a message that names the problem.
 expect_usage_error("gpt.py", ["--steps", "0"], "--steps must be at least 1")
-expect_usage_error("gpt.py", ["--profile", "torch", "--steps", "3"], "--steps 7 or more")
+expect_usage_error("gpt.py", ["--profile", "torch-all"], "on the CPU use --profile torch-cpu")
 expect_usage_error("llama.py", ["--heads", "4", "--kv-heads", "3"], "multiple of --kv-heads")
 expect_usage_error("bert.py", ["--seq", "600"], "512 positions")
 expect_usage_error("hstu.py", ["--min-len", "1"], "--min-len must be at least 2")
