@@ -129,6 +129,11 @@ expect 0 "dry run" "$bin" study -o "$study" --workloads gpt_train,dlrm_train --c
 grep -q '\[2/4\] dlrm_train eager, headroom profile: would run: .* profile -o .*/runs/dlrm_train.eager.headroom/trace.sqlite -- python3 .*/dlrm.py --mode train --preset h200 --summary' \
   "$tmp/err.txt" || fail "the dry run does not show the command: $(cat "$tmp/err.txt")"
 [[ ! -d $study/runs/dlrm_train.eager.headroom ]] || fail "the dry run created a run folder"
+# A rerun with every run done runs nothing and writes the report into the folder.
+expect 0 "rerun of a done study" "$bin" study -o "$study" --workloads gpt_train --compare-torch --python python3
+[[ $(grep -c 'done earlier, skipped' "$tmp/err.txt") -eq 2 ]] || fail "a rerun did not skip: $(cat "$tmp/err.txt")"
+grep -q '2 runs planned: 2 done earlier, 0 recorded now, 0 failed' "$tmp/err.txt" || fail "no count of the runs"
+[[ -f $study/summary.md && -f $study/summary.json ]] || fail "the rerun wrote no report into the study folder"
 
 # Bad input: exit status 2 with the reason.
 expect 2 "another preset" "$bin" study -o "$study" --preset tiny --dry-run
