@@ -174,6 +174,9 @@ printf 'print("no CUDA here")\n' >"$work/quiet.py"
 export HEADROOM_INJECT_LIB=$tmp/stand-in-injection.so
 : >"$HEADROOM_INJECT_LIB"
 printf 'import time\ntime.sleep(60)\n' >"$work/slow.py"
+# Whether a process of the slow stand-in is still there (its command line carries the marker; the
+# bracket keeps grep's own command line from matching).
+sleeper_left() { grep -qs 'headroom-study-test-sleepe[r]' /proc/[0-9]*/cmdline; }
 expect 1 "a study whose runs fail" "$bin" study -o "$tmp/failing" --workloads-dir "$work" --python python3
 grep -q '\[1/2\] quiet eager, headroom profile: failed after' "$tmp/err.txt" || fail "quiet: $(cat "$tmp/err.txt")"
 grep -q '\[2/2\] slow eager, headroom profile: timed out after' "$tmp/err.txt" || fail "slow: $(cat "$tmp/err.txt")"
@@ -183,7 +186,7 @@ grep -q 'no trace.sqlite was written' "$tmp/failing/runs/quiet.eager.headroom/re
 head -1 "$tmp/failing/runs/quiet.eager.headroom/log.txt" | grep -q '^\$ .* profile -o .* -- python3 .*/quiet.py --preset h200' \
   || fail "the log does not start with the command"
 grep -q 'Runs without figures' "$tmp/failing/summary.md" || fail "the failures are not in the report"
-if pgrep -f '[h]eadroom-study-test-sleeper' >/dev/null; then fail "the timed-out run left a process behind"; fi
+if sleeper_left; then fail "the timed-out run left a process behind"; fi
 # A failed run is not done: the rerun runs it again.
 expect 1 "rerun" "$bin" study -o "$tmp/failing" --workloads-dir "$work" --workloads quiet --python python3
 grep -q 'quiet eager, headroom profile: running' "$tmp/err.txt" || fail "a failed run was skipped on rerun"
@@ -199,5 +202,5 @@ set +e; wait $pid; rc=$?; set -e
 [[ $rc -eq 130 ]] || fail "interrupted study: exit status $rc ($(cat "$tmp/int.txt"))"
 grep -q 'interrupted (signal 2); not recorded' "$tmp/int.txt" || fail "no interruption line: $(cat "$tmp/int.txt")"
 [[ ! -f $tmp/interrupted/runs/slow.eager.headroom/result.json ]] || fail "the interrupted run was recorded"
-if pgrep -f '[h]eadroom-study-test-sleeper' >/dev/null; then fail "the interrupted run left a process behind"; fi
+if sleeper_left; then fail "the interrupted run left a process behind"; fi
 echo OK
