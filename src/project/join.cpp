@@ -241,7 +241,6 @@ source_join join_published(const fraction_array& fractions, const measured_sourc
     if (row) {
       c.problems = row->problems.value_or(0);
       c.wins = row->wins.value_or(0);
-      c.evaluations = c.problems;
       c.win_rate = row->win_rate;
       c.median_win = row->median_win;
       c.saved_published = published_time_saved(c.fraction, row->win_rate, row->median_win);

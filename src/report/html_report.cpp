@@ -36,7 +36,8 @@ caption { text-align: left; font-size: 12.5px; color: #444; padding: 2px 0 6px; 
 th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
 th { background: #f2f4f7; font-weight: 600; border-bottom: 1px solid #bbb; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.name { word-break: break-all; font-family: 'DejaVu Sans Mono', monospace; font-size: 11.5px; }
+td.nowrap, td:first-child { white-space: nowrap; }
+td.name { white-space: normal; word-break: break-all; font-family: 'DejaVu Sans Mono', monospace; font-size: 11.5px; }
 span.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; border: 1px solid #0003;
               vertical-align: baseline; print-color-adjust: exact; -webkit-print-color-adjust: exact; }
 figure { margin: 12px 0 18px; }
@@ -71,7 +72,7 @@ class html_writer {
     for (const auto& row : t.rows) {
       fmt::print(out_, "<tr>");
       for (const auto& c : row) {
-        std::string cls = c.numeric ? "num" : (c.title.empty() ? "" : "name");
+        const std::string cls = c.numeric ? "num" : c.code ? "name" : !c.swatch.empty() ? "nowrap" : "";
         fmt::print(out_, "<td{}{}>", cls.empty() ? "" : fmt::format(" class=\"{}\"", cls),
                    c.title.empty() ? "" : fmt::format(" title=\"{}\"", escape(c.title)));
         if (!c.swatch.empty()) fmt::print(out_, "<span class=\"swatch\" style=\"background:{}\"></span>", escape(c.swatch));
@@ -203,7 +204,7 @@ void write_html(std::ostream& out, const document& d) {
                  escape(t.win.description));
     }
     fmt::print(out, "<h3>Where the wall clock goes</h3>\n");
-    w.figure(wall_clock_bar(tot, id + "-wall-clock"),
+    w.figure(wall_clock_bar(tot, window_text(a), id + "-wall-clock"),
              fmt::format("The window's wall clock ({}) by provenance and kernel category, then idle. Addressable f = {} "
                          "(exclusive {}); time when two classes run at once is split evenly between them, so the bar adds "
                          "up to the window.",

@@ -28,7 +28,7 @@ void console_table(std::ostream& out, const detail::table& t) {
   const auto line = [&](const auto& cells, auto text_of, auto numeric) {
     std::string s = " ";
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      s += numeric(i) ? fmt::format(" {:>{}}", text_of(cells[i]), w[i]) : fmt::format(" {:<{}}", text_of(cells[i]), w[i]);
+      s += numeric(i) ? fmt::format("  {:>{}}", text_of(cells[i]), w[i]) : fmt::format("  {:<{}}", text_of(cells[i]), w[i]);
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     fmt::print(out, "{}\n", s);

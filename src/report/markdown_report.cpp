@@ -87,7 +87,7 @@ void write_markdown(std::ostream& out, const document& d, const plot_sink& save_
     for (const auto& t : a.timelines) {
       fmt::print(out, "Window of {}: {}, {}.\n\n", md_escape(t.label), format_duration(t.wall), md_escape(t.win.description));
     }
-    plot(out, save_plot, wl.name + "-wall-clock", wall_clock_bar(tot, wl.name + "-wall-clock"),
+    plot(out, save_plot, wl.name + "-wall-clock", wall_clock_bar(tot, window_text(a), wl.name + "-wall-clock"),
          "wall clock by provenance and category");
     table(out, detail::shares_table(wl));
     plot(out, save_plot, wl.name + "-amdahl",

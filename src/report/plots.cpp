@@ -25,7 +25,7 @@ constexpr std::string_view plot_style =
     "line.ceiling{stroke-width:1.5;stroke-dasharray:6 4}line.bracket{stroke:#444;stroke-width:1}"
     "line.marker{stroke:#888;stroke-width:1;stroke-dasharray:3 3}line.whisker{stroke:#222;stroke-width:1.5}"
     "path.curve{stroke-width:2.2}path.curve.dashed{stroke-dasharray:7 4}rect.segment{stroke:#fff;stroke-width:0.5}"
-    "rect.idle{stroke:#999;stroke-width:0.8}</style>";
+    "rect.idle{stroke:#999;stroke-width:0.8}line.legend-line{stroke-width:2.2}line.legend-line.dashed{stroke-dasharray:7 4}</style>";
 
 double text_width(std::string_view s, double px_per_char = 6.4) { return static_cast<double>(s.size()) * px_per_char; }
 
@@ -97,7 +97,12 @@ constexpr std::array<provenance, classify::provenance_count> bar_order{
 
 }  // namespace
 
-std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view id) {
+std::string window_text(const analyze::analysis_report& a) {
+  if (a.timelines.size() == 1) return a.timelines.front().win.description;
+  return fmt::format("the windows of {} timelines, device-time weighted", a.timelines.size());
+}
+
+std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view window, std::string_view id) {
   const double width = 960, left = 12, right = width - 12, bar_top = 62, bar_height = 42;
   const double wall = static_cast<double>(std::max<trace::time_ns>(t.wall, 1));
   const auto px = [&](double ns) { return ns / wall * (right - left); };
@@ -125,15 +130,15 @@ std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view i
   const double legend_top = bar_top + bar_height + 52;
   const double height = legend_top + 22.0 * ((static_cast<int>(legend.size()) + legend_per_row) / legend_per_row) + 8;
 
-  const std::string window_text = fmt::format("window: {} of wall clock, {}", format_duration(t.wall), t.win.description);
-  svg::canvas c(width, height, id, fmt::format("Wall clock of {} by provenance and category", t.label), window_text);
+  const std::string caption = fmt::format("window: {} of wall clock, {}", format_duration(t.wall), window);
+  svg::canvas c(width, height, id, "Wall clock of the window by provenance and kernel category", caption);
   c.define(plot_style);
   const std::string hatch = fmt::format("{}-hatch", id);
   c.define(fmt::format("<pattern id=\"{}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
                        "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#ffffff\" "
                        "stroke-width=\"2\" stroke-opacity=\"0.55\"/></pattern>",
                        hatch));
-  c.text(left, 16, shorten(window_text, 150), "small");
+  c.text(left, 16, shorten(caption, 150), "small");
 
   // Brackets above the bar: addressable / not addressable, then each provenance.
   struct span {
@@ -256,10 +261,9 @@ std::string amdahl_curve(double f, double fx, std::string_view id) {
     c.text(fr.x(s) + 6, fr.y(e) + 15, fmt::format("{:.3f}x", e), "small");
   }
   // Legend.
-  c.line(fr.left + 12, fr.top + 10, fr.left + 40, fr.top + 10, "axis", {{"stroke", std::string(primary_colour)}, {"stroke-width", "2.2"}});
+  c.line(fr.left + 12, fr.top + 10, fr.left + 40, fr.top + 10, "legend-line", {{"stroke", std::string(primary_colour)}});
   c.text(fr.left + 46, fr.top + 14, fmt::format("addressable f = {}", format_percent(f)), "legend");
-  c.line(fr.left + 12, fr.top + 28, fr.left + 40, fr.top + 28, "axis",
-         {{"stroke", std::string(secondary_colour)}, {"stroke-width", "2.2"}, {"stroke-dasharray", "7 4"}});
+  c.line(fr.left + 12, fr.top + 28, fr.left + 40, fr.top + 28, "legend-line dashed", {{"stroke", std::string(secondary_colour)}});
   c.text(fr.left + 46, fr.top + 32, fmt::format("exclusive f = {}", format_percent(fx)), "legend");
   return c.str();
 }

@@ -97,7 +97,7 @@ table top_kernels_table(const workload& w) {
           {"#", "kernel", "category", "provenance", "addressable", "time", "share", "count"}, {}};
   int i = 0;
   for (const auto& k : w.projection.analysis.total.top_kernels) {
-    t.rows.push_back({num(std::to_string(++i)), {shortened(k.name, 110), k.name, "", false}, category_cell(k.cat),
+    t.rows.push_back({num(std::to_string(++i)), {shortened(k.name, 110), k.name, "", false, true}, category_cell(k.cat),
                       txt(std::string(classify::to_string(k.prov))), txt(classify::is_addressable(k.prov) ? "yes" : "no"),
                       num(format_duration(k.total)), num(format_percent(k.share_of_wall)), num(std::to_string(k.count))});
   }

@@ -13,8 +13,11 @@ namespace headroom::report {
 
 // The window's wall clock as one bar: the time attributed to each provenance and category
 // (analysis attribution; addressable provenances first), then idle. Needs the analysis to have
-// been run with analyze_options::attribute_wall_clock.
-std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view id);
+// been run with analyze_options::attribute_wall_clock. `window` names the window in the plot.
+std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view window, std::string_view id);
+
+// How a workload's window reads in a plot: its one timeline's window, or how many were summed.
+std::string window_text(const analyze::analysis_report& a);
 
 // End-to-end speedup against the speedup of the addressable kernels, for f and the exclusive f,
 // with the ceilings 1/(1 - f) and the reference speedups marked.

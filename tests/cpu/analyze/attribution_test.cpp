@@ -9,6 +9,7 @@ using namespace headroom;
 using namespace headroom::analyze;
 using classify::category;
 using classify::provenance;
+using headroom::test::trace_builder;
 
 TEST(Attribution, OverlappingTimeIsSplitEvenlyAmongTheClassesRunning) {
   running_attribution a(3);
@@ -18,9 +19,9 @@ TEST(Attribution, OverlappingTimeIsSplitEvenlyAmongTheClassesRunning) {
   a.add({200, 260}, 2);
   a.add({240, 300}, 0);
   const auto g = a.finish();
-  EXPECT_DOUBLE_EQ(g[0], 50 + 25 + 20 + 40);
+  EXPECT_DOUBLE_EQ(g[0], 50 + 25 + 10 + 40);  // [240,260) shared with class 2
   EXPECT_DOUBLE_EQ(g[1], 25 + 50);
-  EXPECT_DOUBLE_EQ(g[2], 40 + 20);
+  EXPECT_DOUBLE_EQ(g[2], 40 + 10);
   EXPECT_DOUBLE_EQ(g[0] + g[1] + g[2], 150 + 100) << "the busy time: union of everything";
 }
 
