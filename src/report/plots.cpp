@@ -258,13 +258,18 @@ std::string amdahl_curve(double f, double fx, std::string_view id) {
                          format_percent(1 - 1 / e, 2)),
              {{"class", "reference-point"}, {"data-kernel-speedup", fmt::format("{:g}", s)},
               {"data-end-to-end", fmt::format("{:.6f}", e)}});
-    c.text(fr.x(s) + 6, fr.y(e) + 15, fmt::format("{:.3f}x", e), "small");
+    // Below and right of the point is under a concave curve, so clear of it; kept above the axis.
+    c.text(fr.x(s) + 6, std::min(fr.y(e) + 15, fr.bottom - 4), fmt::format("{:.3f}x", e), "small");
   }
-  // Legend.
-  c.line(fr.left + 12, fr.top + 10, fr.left + 40, fr.top + 10, "legend-line", {{"stroke", std::string(primary_colour)}});
-  c.text(fr.left + 46, fr.top + 14, fmt::format("addressable f = {}", format_percent(f)), "legend");
-  c.line(fr.left + 12, fr.top + 28, fr.left + 40, fr.top + 28, "legend-line dashed", {{"stroke", std::string(secondary_colour)}});
-  c.text(fr.left + 46, fr.top + 32, fmt::format("exclusive f = {}", format_percent(fx)), "legend");
+  // Legend bottom right, under the curves, while they end in the upper half of the plot; else top
+  // left, under the ceiling line and above the curves.
+  const bool curve_high = fr.y(project::amdahl(f, fr.x_hi)) < (fr.top + fr.bottom) / 2;
+  const double lx = curve_high ? fr.right - 170 : fr.left + 12;
+  const double ly = curve_high ? fr.bottom - 40 : (std::isfinite(cf) ? fr.y(cf) : fr.top) + 22;
+  c.line(lx, ly, lx + 28, ly, "legend-line", {{"stroke", std::string(primary_colour)}});
+  c.text(lx + 34, ly + 4, fmt::format("addressable f = {}", format_percent(f)), "legend");
+  c.line(lx, ly + 18, lx + 28, ly + 18, "legend-line dashed", {{"stroke", std::string(secondary_colour)}});
+  c.text(lx + 34, ly + 22, fmt::format("exclusive f = {}", format_percent(fx)), "legend");
   return c.str();
 }
 
