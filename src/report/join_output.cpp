@@ -26,7 +26,7 @@ void console_table(std::ostream& out, const detail::table& t) {
     for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].text.size());
   }
   const auto line = [&](const auto& cells, auto text_of, auto numeric) {
-    std::string s = " ";
+    std::string s;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       s += numeric(i) ? fmt::format("  {:>{}}", text_of(cells[i]), w[i]) : fmt::format("  {:<{}}", text_of(cells[i]), w[i]);
     }
