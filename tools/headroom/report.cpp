@@ -19,8 +19,9 @@ struct report_args : trace_args, join_args {
   bool markdown = false;
 };
 
-constexpr const char* report_help = R"(Write a report a reader opens: HTML with inline SVG (no script, nothing from the network; it
-opens from disk and prints), or Markdown with the plots as SVG files beside it.
+constexpr const char* report_help = R"(Write a report of workloads, measured kernel speedups and what they buy, for a reader.
+HTML with inline SVG (no script, nothing from the network: it opens from disk and prints), or
+Markdown with the plots as SVG files beside it.
 
 INPUTS are recognised by content:
   a trace (Kineto JSON, plain or .gz; Nsight Systems SQLite; a headroom trace store): one workload
@@ -85,6 +86,7 @@ const command_registration registration{{"report", 45, [](CLI::App& app) -> std:
   sub->description(report_help);
   add_trace_options(sub, *args);
   sub->get_option("traces")->description("traces, results stores (headroom eval) and speedup CSVs, recognised by content");
+  sub->get_option("-o")->description("the report file (required); with --markdown its plots go to FILE-plots/");
   add_join_options(sub, *args);
   sub->add_option("--section", args->sections, "an extra section (JSON, docs/report.md); repeatable")->allow_extra_args(false);
   sub->add_option("--title", args->title, "the report's title (default: headroom report)");
