@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 
 #include <chrono>
-#include <fstream>
+#include <filesystem>
 
 #include "command.hpp"
 #include "join_options.hpp"
@@ -53,26 +53,7 @@ int run_report(const report_args& a) {
   const auto doc = report::build_document(a.traces, o);
 
   const std::filesystem::path out_path(a.output);
-  const auto tmp = std::filesystem::path(out_path).concat(".partial");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw input_error(fmt::format("cannot write '{}'", a.output));
-    if (a.markdown) {
-      const auto plots = std::filesystem::path(out_path).replace_extension("").concat("-plots");
-      std::filesystem::create_directories(plots);
-      report::write_markdown(out, doc, [&](std::string_view name, const std::string& svg) {
-        std::string file(name);
-        for (char& ch : file) ch = std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '-';
-        file += ".svg";
-        std::ofstream(plots / file, std::ios::binary) << svg;
-        return (plots.filename() / file).string();
-      });
-    } else {
-      report::write_html(out, doc);
-    }
-    if (!out.flush()) throw input_error(fmt::format("cannot write '{}'", a.output));
-  }
-  std::filesystem::rename(tmp, out_path);  // a report is whole or absent, never half written
+  report::write_report_file(doc, out_path, a.markdown ? report::report_format::markdown : report::report_format::html);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fmt::print(stderr, "headroom report: wrote {} ({} workload{}, {} results source{}, {:.1f} KiB) in {:.2f} s\n", a.output,
              doc.workloads.size(), doc.workloads.size() == 1 ? "" : "s", doc.sources.size(), doc.sources.size() == 1 ? "" : "s",

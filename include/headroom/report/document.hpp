@@ -63,6 +63,12 @@ void write_html(std::ostream& out, const document& d);
 using plot_sink = std::function<std::string(std::string_view name, const std::string& svg)>;
 void write_markdown(std::ostream& out, const document& d, const plot_sink& save_plot);
 
+// Writes the document to `path` whole or not at all (a partial file is renamed into place only when
+// complete): HTML, or Markdown with each plot as an SVG file in "<path without extension>-plots/".
+// Throws input_error when a file cannot be written.
+enum class report_format { html, markdown };
+void write_report_file(const document& d, const std::filesystem::path& path, report_format format);
+
 // An extra section from a JSON file (docs/report.md, "Extra sections"). Throws input_error naming
 // the file and the problem.
 extra_section read_section_json(const std::filesystem::path& file);
