@@ -11,6 +11,11 @@ namespace headroom::report {
 
 void write_report_file(const document& d, const std::filesystem::path& path, report_format format) {
   const auto partial = std::filesystem::path(path).concat(".partial");
+  if (path.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) throw input_error(fmt::format("cannot create '{}': {}", path.parent_path().string(), ec.message()));
+  }
   {
     std::ofstream out(partial, std::ios::binary);
     if (!out) throw input_error(fmt::format("cannot write '{}'", path.string()));

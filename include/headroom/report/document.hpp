@@ -64,7 +64,8 @@ using plot_sink = std::function<std::string(std::string_view name, const std::st
 void write_markdown(std::ostream& out, const document& d, const plot_sink& save_plot);
 
 // Writes the document to `path` whole or not at all (a partial file is renamed into place only when
-// complete): HTML, or Markdown with each plot as an SVG file in "<path without extension>-plots/".
+// complete), its folder created when missing: HTML, or Markdown with each plot as an SVG file in
+// "<path without extension>-plots/".
 // Throws input_error when a file cannot be written.
 enum class report_format { html, markdown };
 void write_report_file(const document& d, const std::filesystem::path& path, report_format format);
