@@ -94,8 +94,9 @@ if [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null; then
   for c in sandbox_kill_parent sandbox_escape_host sandbox_read_memory sandbox_network sandbox_fork_bomb \
            sandbox_ptrace_reference relu_ext; do
     cp "$src/suites/adversarial/candidates/$c.py" "$u/suite/candidates/"
-    printf '[[case]]\nname = "%s"\nproblem = "problems/relu.py"\ncandidate = "candidates/%s.py"\nexpect = "correct"\nreasons = []\n\n' \
-      "$c" "$c" >>"$u/suite/manifest.toml"
+    flags='["torch_fallback"]'; [[ $c == relu_ext ]] && flags='[]'
+    printf '[[case]]\nname = "%s"\nproblem = "problems/relu.py"\ncandidate = "candidates/%s.py"\nexpect = "correct"\nreasons = %s\n\n' \
+      "$c" "$c" "$flags" >>"$u/suite/manifest.toml"
   done
   chmod -R a+rX "$work"
   chown -R 65534:65534 "$u/cache"
