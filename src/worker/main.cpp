@@ -31,6 +31,7 @@
 #include "headroom/util/json.hpp"
 #include "headroom/worker/device.hpp"
 #include "worker/dlpack.hpp"
+#include "worker/output_memory.hpp"
 #include "worker/poison.hpp"
 #include "worker/python.hpp"
 #include "worker/thread_pin.hpp"
@@ -251,7 +252,7 @@ class worker {
       return;
     }
     for (const char* name : {"setup", "import_file", "init_inputs", "build_model", "compile_model", "make_inputs",
-                             "parse_constants", "to_capsules", "from_capsule", "call", "noop", "host_probe", "current_stream", "count_flops",
+                             "parse_constants", "to_capsules", "output_capsules", "from_capsule", "call", "noop", "host_probe", "current_stream", "count_flops",
                              "matmul_rate", "guarded_functions", "changed_functions", "describe_exception",
                              "collect"}) {
       py_ref f(PyObject_GetAttrString(module.get(), name));
@@ -281,6 +282,9 @@ class worker {
     std::string build_dir(req["build_dir"].get_string().value());
     std::string cls(req["class"].get_string().value());
     bool compile_only = req["compile_only"].get_bool().value();
+    // A candidate's outputs must be memory its calls got from the harness's allocators; the
+    // reference's may be views of its inputs (a reshape), which is the problem's business.
+    check_memory_ = cls == "ModelNew";
     py_ref path_arg(PyUnicode_FromString(path.c_str()));
     py_ref dir_arg(PyUnicode_FromString(build_dir.c_str()));
     module_ = call("import_file", {path_arg.get(), dir_arg.get()});
@@ -463,6 +467,56 @@ class worker {
     return b;
   }
 
+  // The blocks the allocators hand out during a candidate's call are logged (output_memory.hpp).
+  void begin_allocation_log() {
+    cpu_allocations().begin();
+    if (poison_) poison_->begin_log();
+  }
+  void end_allocation_log() {
+    cpu_allocations().end();
+    if (poison_) poison_->end_log();
+  }
+
+  // Where the outputs of `value` (forward's result) live: empty when every one is memory the
+  // allocators handed out during the call just logged; otherwise why not. `not_tensor` receives
+  // the message when the result is not tensors at all.
+  std::string foreign_outputs(PyObject* value, std::string& not_tensor) {
+    py_ref caps = call("output_capsules", {value});
+    if (!caps) {
+      python_error e = take_python_error(nullptr);
+      return "its outputs could not be inspected: " + e.message;
+    }
+    if (PyUnicode_Check(caps.get())) {
+      not_tensor = to_string(caps.get());
+      return {};
+    }
+    std::vector<output_extent> extents;
+    for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
+      auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyList_GetItem(caps.get(), i), dlpack::capsule_name));
+      if (!mt) {
+        PyErr_Clear();
+        return fmt::format("output {} could not be inspected", i);
+      }
+      const dlpack::tensor& t = mt->dl_tensor;
+      std::size_t element = t.dtype.bits / 8 * t.dtype.lanes;
+      std::int64_t last = 0;  // the farthest element's offset, in elements
+      bool empty = false;
+      for (std::int32_t d = 0; d < t.ndim; ++d) {
+        if (t.shape[d] == 0) empty = true;
+        std::int64_t stride = t.strides ? t.strides[d] : 1;
+        if (!t.strides)
+          for (std::int32_t e = d + 1; e < t.ndim; ++e) stride *= t.shape[e];
+        if (t.shape[d] > 0) last += (t.shape[d] - 1) * stride;
+      }
+      output_extent x;
+      x.begin = static_cast<const char*>(t.data) + t.byte_offset;
+      x.bytes = empty ? 0 : static_cast<std::size_t>(last + 1) * element;
+      x.on_device = t.dev.type == dlpack::cuda;
+      extents.push_back(x);
+    }
+    return check_output_memory(extents, cpu_allocations(), poison_.get());
+  }
+
   void set_poison(int byte) {
     set_cpu_poison(dev_->is_cuda() ? -1 : byte);
     if (poison_) poison_->set(byte);
@@ -492,7 +546,9 @@ class worker {
     phase.emplace("worker: forward returned");
     int threads_before = count_threads();
     set_poison(poison);
+    begin_allocation_log();
     py_ref result = call("call", {model_.get(), args_list.get(), record.get()});
+    end_allocation_log();
     set_poison(-1);
     if (!result) return reply_python_error("runtime_error");
     phase.emplace("worker: forward's device work done");
@@ -527,6 +583,11 @@ class worker {
                                      tampered_json(), ops_json);
     if (PyUnicode_Check(outputs))
       return reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(to_string(outputs)), common));
+    if (check_memory_) {
+      std::string not_tensor;
+      if (std::string foreign = foreign_outputs(outputs, not_tensor); !foreign.empty())
+        return reply(fmt::format(R"("ok":true,"foreign":{},"outputs":[],{})", json_string(foreign), common));
+    }
     std::vector<std::byte>& out_payload = outputs_;  // its pages are mapped after the first call
     out_payload.clear();
     std::string out_metas;
@@ -637,15 +698,28 @@ class worker {
       std::vector<const void*> srcs(pristine[k].begin(), pristine[k].end());
       built_inputs in = build_inputs(sets[k], nullptr, true, &srcs);
       dev_->flush_caches();
+      begin_allocation_log();
       dev_->start_timer(hold);
       py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
       dev_->call_returned();
+      end_allocation_log();
       if (!result) {
         dev_->stop_timer();  // opens the gate
         release();
         return reply_python_error("runtime_error");
       }
       device::times t = dev_->stop_timer();
+      // Every timed call's result is checked as a checked call's is: tensors, in memory the call
+      // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
+      if (check_memory_) {
+        std::string not_tensor;
+        std::string foreign = foreign_outputs(result.get(), not_tensor);
+        if (!not_tensor.empty() || !foreign.empty()) {
+          release();
+          return reply(fmt::format(R"("ok":true,"{}":{},"call":{})", not_tensor.empty() ? "foreign" : "invalid",
+                                   json_string(not_tensor.empty() ? foreign : not_tensor), i));
+        }
+      }
       if (t.hold_timed_out) {
         ++hold_timeouts;
         // A first call may wait for the device once: a library's handle or workspace made on first
@@ -771,6 +845,7 @@ class worker {
   std::vector<std::byte> spare_;          // a payload buffer to read the next request into
   int calls_ = 0;
   int time_requests_ = 0;
+  bool check_memory_ = false;  // the outputs' memory is checked (a candidate's worker)
   // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
   // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
   // ms, warm-up, SM MHz, the CPU the worker ran on after the sample, seconds on the machine's

@@ -35,9 +35,9 @@ std::vector<eval::evaluation> hand_built() {
   auto flagged = row("gpt-5/level1", "g4", verdict::correct, 3.0);
   flagged.reasons = {{"other_stream_work", "wall clock 40% over events"}};
   rows.push_back(flagged);
-  auto advisory = row("gpt-5/level1", "g4b", verdict::correct, 1.2);  // excessive_speedup only asks a person to look
-  advisory.reasons = {{"excessive_speedup", "check by hand"}};
-  rows.push_back(advisory);
+  auto unchecked = row("gpt-5/level1", "g4b", verdict::correct, 12.0);  // over 10x, no floor: not verified
+  unchecked.reasons = {{"excessive_speedup", "12.0x over eager PyTorch, and no speed-of-light floor"}};
+  rows.push_back(unchecked);
   rows.push_back(row("gpt-5/level1", "g5", verdict::correct));
   auto wrong = row("gpt-5/level1", "g6", verdict::incorrect, 5.0);  // a speedup on a wrong result counts for nothing
   wrong.reasons = {{"mismatch", "output 0: normwise 3e-2"}};
