@@ -176,10 +176,17 @@ def main():
             os.makedirs(pch, exist_ok=True)
             with open(os.path.join(pch, "prelude.h"), "w") as f:
                 f.write(PRELUDE)
-            print("compile_check: precompiling the PyTorch headers ...", flush=True)
-            rc, text, seconds = run([args.cxx, "-x", "c++-header"] + include_flags +
-                                    [os.path.join(pch, "prelude.h"), "-o", os.path.join(pch, "prelude.h.gch")],
-                                    os.path.join(pch, "g++.log"))
+            command = [args.cxx, "-x", "c++-header"] + include_flags + \
+                [os.path.join(pch, "prelude.h"), "-o", os.path.join(pch, "prelude.h.gch")]
+            stamp = os.path.join(pch, "command")
+            if os.path.exists(stamp) and open(stamp).read() == " ".join(command):  # a kept --work folder
+                rc, text, seconds = 0, "", 0.0
+            else:
+                print("compile_check: precompiling the PyTorch headers ...", flush=True)
+                rc, text, seconds = run(command, os.path.join(pch, "g++.log"))
+                if rc == 0:
+                    with open(stamp, "w") as f:
+                        f.write(" ".join(command))
             if rc != 0:
                 print(text[-4000:])
                 print("compile_check: the PyTorch headers do not compile here; compiling the CUDA half only")
