@@ -158,6 +158,8 @@ at::Tensor dot_interaction(const at::Tensor& x, const at::Tensor& ly) {
               "dot_interaction: F + 1 <= 32 features and D a multiple of 16, at most 256");
   c10::cuda::CUDAGuard guard(x.device());
   const at::Tensor xc = x.contiguous(), lyc = ly.contiguous();
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(xc.data_ptr()) % 16 == 0 && reinterpret_cast<uintptr_t>(lyc.data_ptr()) % 16 == 0,
+              "dot_interaction: x and ly must be 16-byte aligned");
   at::Tensor out = at::empty({batch, dim + (num_sparse + 1) * num_sparse / 2}, x.options());
   if (batch > 0) {
     const cudaError_t e = dlrm05_dot_interaction(xc.data_ptr(), lyc.data_ptr(), out.data_ptr(), batch, num_sparse, dim,

@@ -193,7 +193,7 @@ cudaError_t launch_gemm(const void* a, const void* b, void* c, int64_t m, int64_
 extern "C" cudaError_t dlrm06_cross_network(const void* x0, const void* v, const void* w, const void* bias,
                                             void* out, void* t_buffer, void* x_buffer, int64_t batch,
                                             int64_t in_features, int64_t rank, int64_t layers, cudaStream_t stream) {
-  if (in_features % kBN != 0 || rank % kBN != 0 || batch < 1 || layers < 1 || batch > (int64_t(1) << 30) ||
+  if (in_features % kBN != 0 || rank % kBN != 0 || batch < 1 || layers < 1 || batch > int64_t(65535) * kBM ||
       batch * in_features >= (int64_t(1) << 40))
     return cudaErrorInvalidValue;
   const __nv_bfloat16* vs = static_cast<const __nv_bfloat16*>(v);
@@ -230,6 +230,8 @@ at::Tensor cross_network(const at::Tensor& x0, const at::Tensor& v, const at::Te
   TORCH_CHECK(n % 128 == 0 && rank % 128 == 0, "cross_network: in_features and rank must be multiples of 128");
   c10::cuda::CUDAGuard guard(x0.device());
   const at::Tensor xc = x0.contiguous(), vc = v.contiguous(), wc = w.contiguous(), bc = bias.contiguous();
+  for (const at::Tensor* t : {&xc, &vc, &wc})
+    TORCH_CHECK(reinterpret_cast<uintptr_t>(t->data_ptr()) % 16 == 0, "cross_network: x0, V, W must be 16-byte aligned");
   at::Tensor out = at::empty({batch, n}, x0.options());
   if (batch == 0) return out;
   at::Tensor t = at::empty({batch, rank}, x0.options());

@@ -88,6 +88,7 @@ at::Tensor jagged_to_padded(const at::Tensor& values, const at::Tensor& offsets,
   TORCH_CHECK(row_bytes % 16 == 0, "jagged_to_padded: rows must be a multiple of 16 bytes");
   c10::cuda::CUDAGuard guard(values.device());
   const at::Tensor vals = values.contiguous(), offs = offsets.contiguous();
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(vals.data_ptr()) % 16 == 0, "jagged_to_padded: values must be 16-byte aligned");
   const int64_t batch = offs.numel() - 1;
   at::Tensor out = at::empty({batch, max_len, values.size(1)}, values.options());
   if (batch == 0 || max_len == 0 || values.size(1) == 0) return out;

@@ -255,6 +255,8 @@ at::Tensor hstu_attention(const at::Tensor& q, const at::Tensor& k, const at::Te
               "hstu_attention: int64 seq_offsets with B + 1 entries");
   c10::cuda::CUDAGuard guard(q.device());
   const at::Tensor qc = q.contiguous(), kc = k.contiguous(), vc = v.contiguous(), oc = offsets.contiguous();
+  for (const at::Tensor* t : {&qc, &kc, &vc})
+    TORCH_CHECK(reinterpret_cast<uintptr_t>(t->data_ptr()) % 16 == 0, "hstu_attention: q, k, v must be 16-byte aligned");
   at::Tensor out = at::empty_like(qc);
   const int64_t batch = oc.numel() - 1;
   if (batch == 0 || q.size(0) == 0) return out;

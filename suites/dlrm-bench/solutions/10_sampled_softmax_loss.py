@@ -181,6 +181,7 @@ at::Tensor sampled_softmax_loss(const at::Tensor& items, const at::Tensor& query
               "sampled_softmax_loss: D must be a multiple of 8, at most 256, 16-byte aligned");
   c10::cuda::CUDAGuard guard(items.device());
   const at::Tensor q = query.contiguous(), pos = positive.contiguous(), neg = negative.contiguous();
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(q.data_ptr()) % 16 == 0, "sampled_softmax_loss: query must be 16-byte aligned");
   at::Tensor loss = at::empty({query.size(0)}, query.options().dtype(at::kFloat));
   if (query.size(0) == 0) return loss;
   const cudaError_t e = dlrm10_sampled_softmax(items.data_ptr(), q.data_ptr(), pos.data_ptr<int64_t>(),

@@ -274,6 +274,7 @@ at::Tensor tt_embedding_bag(const at::Tensor& g1, const at::Tensor& g2, const at
               "tt_embedding_bag: cores [p1, 4, 32], [p2, 32, 4, 32], [p3, 32, 4] expected");
   TORCH_CHECK(indices.dim() == 1 && indices.scalar_type() == at::kLong && offsets.dim() == 1 && offsets.numel() >= 1 &&
               offsets.scalar_type() == at::kLong, "tt_embedding_bag: int64 indices [N] and offsets [B + 1]");
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(g3.data_ptr()) % 16 == 0, "tt_embedding_bag: G3 must be 16-byte aligned");
   c10::cuda::CUDAGuard guard(g1.device());
   const at::Tensor ids = indices.contiguous(), offs = offsets.contiguous();
   const int64_t n = ids.numel(), batch = offs.numel() - 1, p1 = g1.size(0), p2 = g2.size(0), p3 = g3.size(0);
