@@ -11,9 +11,9 @@ importing a solution builds its extension):
   CUDA_FLAGS its extra nvcc flags (the -gencode for sm_90a among them).
 
 For each solution this
-  1. compiles CUDA_SRC with nvcc as load_inline does (cuda.h and cuda_runtime.h first, PyTorch's
-     nvcc defines -D__CUDA_NO_HALF_OPERATORS__ and friends, -std=c++17, CUDA_FLAGS): real device code
-     for sm_90a, through ptxas;
+  1. compiles CUDA_SRC with nvcc as load_inline does on an H200 (cuda.h and cuda_runtime.h first,
+     PyTorch's nvcc defines -D__CUDA_NO_HALF_OPERATORS__ and friends, -std=c++17, the detected sm_90
+     and CUDA_FLAGS' sm_90a): real device code, through ptxas;
   2. compiles CPP_SRC after `#include <torch/extension.h>`, with the PYBIND11_MODULE block
      load_inline generates for FUNCTIONS, against the installed PyTorch headers (Debian's
      libtorch-dev: CPU-only, so it lacks the generated c10/cuda/impl/cuda_cmake_macros.h; a one-line
@@ -33,10 +33,12 @@ import sys
 import sysconfig
 import time
 
-# What torch.utils.cpp_extension adds to every nvcc command line (COMMON_NVCC_FLAGS) and its -std.
+# What torch.utils.cpp_extension adds to every nvcc command line (COMMON_NVCC_FLAGS, its -std, and on an
+# H200 without TORCH_CUDA_ARCH_LIST the detected architecture, sm_90, beside the solutions' own sm_90a).
 TORCH_NVCC_FLAGS = ["-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
                     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
-                    "--expt-relaxed-constexpr", "-std=c++17", "-Xcompiler", "-fPIC"]
+                    "--expt-relaxed-constexpr", "-std=c++17", "-Xcompiler", "-fPIC",
+                    "-gencode=arch=compute_90,code=sm_90"]
 REQUIRED = ("DECLS", "CUDA_SRC", "CPP_SRC", "FUNCTIONS", "CUDA_FLAGS")
 PRELUDE = "#include <torch/extension.h>\n#include <c10/cuda/CUDAGuard.h>\n#include <c10/cuda/CUDAStream.h>\n"
 
