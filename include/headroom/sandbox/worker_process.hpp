@@ -67,6 +67,7 @@ class worker_process {
   std::string log_tail(std::size_t bytes = 4000) const;
   const std::string& nonce() const { return nonce_; }
   bool isolated() const { return control_ >= 0; }
+  bool alive() const { return !dead_; }
   // Stops (SIGSTOP) or continues every process of an isolated worker's sandbox, and waits until it
   // is done; nothing for a worker that is not isolated or has ended. False when the sandbox did not
   // answer within a second.
