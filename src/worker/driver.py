@@ -350,12 +350,6 @@ def noop(*args):
     return None
 
 
-def host_probe():
-    """A fixed bit of pure Python (~20 us): the sample log times it to compare host speed between
-    worker processes (HEADROOM_EVAL_SAMPLES_TO)."""
-    return sum(range(2000))
-
-
 def current_stream():
     if _device is not None and _device.type == "cuda":
         return torch.cuda.current_stream(_device).cuda_stream

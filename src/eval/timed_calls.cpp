@@ -1,0 +1,204 @@
+#include "timed_calls.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "headroom/eval/check.hpp"
+#include "headroom/worker/timing_stats.hpp"
+#include "tensor_wire.hpp"
+
+namespace headroom::eval {
+
+std::vector<sketch> parse_sketches(simdjson::dom::array outputs) {
+  std::vector<sketch> out;
+  for (simdjson::dom::element o : outputs) {
+    sketch s;
+    std::size_t k = 0;
+    simdjson::dom::array values = o.get_array().value();
+    for (simdjson::dom::element v : values) {
+      if (k >= s.size()) throw std::runtime_error("a sketch with too many values");
+      double x = 0;
+      if (!v.get_double().get(x)) s[k] = x;
+      else if (std::int64_t i = 0; !v.get_int64().get(i)) s[k] = static_cast<double>(i);
+      ++k;
+    }
+    if (k != s.size()) throw std::runtime_error("a sketch with too few values");
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<timed_call> parse_timed_calls(simdjson::dom::element answer) {
+  std::vector<timed_call> calls;
+  simdjson::dom::array list;
+  if (answer["calls"].get_array().get(list)) return calls;
+  for (simdjson::dom::element c : list) {
+    timed_call t;
+    std::int64_t call = -1;
+    if (c["call"].get_int64().get(call) || call < 0) throw std::runtime_error("a timed call without its index");
+    t.call = static_cast<std::size_t>(call);
+    if (c["event_ms"].get_double().get(t.event_ms) || c["host_ms"].get_double().get(t.host_ms) ||
+        c["wall_ms"].get_double().get(t.wall_ms) || c["tail_ms"].get_double().get(t.tail_ms))
+      throw std::runtime_error("a timed call without its times");
+    simdjson::dom::array sketches;
+    if (!c["sketch"].get_array().get(sketches)) t.outputs = parse_sketches(sketches);
+    calls.push_back(std::move(t));
+  }
+  return calls;
+}
+
+call_overhead measure_overhead(const std::vector<timed_call>& calls, const timing_log& log) {
+  std::vector<double> outside, gap;
+  for (const timed_call& c : calls) {
+    if (!log.planned(static_cast<std::int64_t>(c.call))) continue;
+    outside.push_back(std::max(0.0, log.interval_ms(c.call) - c.wall_ms));
+    gap.push_back(std::max(0.0, c.wall_ms - std::max(c.event_ms, c.host_ms)));
+  }
+  return {worker::median_of(outside), worker::median_of(gap)};
+}
+
+std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference) {
+  if (log.out_of_order()) return "the worker asked for its calls' plans out of order";
+  constexpr double slack_ms = 0.05;
+  std::set<std::size_t> seen;
+  std::vector<double> walls, outside, gaps;
+  for (const timed_call& c : calls) {
+    if (!log.planned(static_cast<std::int64_t>(c.call)))
+      return fmt::format("call {} was reported but never asked for", c.call);
+    if (!seen.insert(c.call).second) return fmt::format("call {} was reported twice", c.call);
+    if (c.event_ms > c.wall_ms + 1e-3 || c.host_ms > c.wall_ms + 1e-3)
+      return fmt::format("call {}: device {:.4g} ms or host {:.4g} ms longer than its wall clock {:.4g} ms", c.call,
+                         c.event_ms, c.host_ms, c.wall_ms);
+    double interval = log.interval_ms(c.call);
+    if (interval <= 0) return fmt::format("call {} was reported but its start and end were not both announced", c.call);
+    if (c.wall_ms > interval + slack_ms)
+      return fmt::format("call {}: a wall clock of {:.4g} ms in {:.4g} ms by the parent's clock", c.call, c.wall_ms, interval);
+    walls.push_back(c.wall_ms);
+    outside.push_back(interval - reference.outside_ms);
+    gaps.push_back(c.wall_ms - std::max(c.event_ms, c.host_ms));
+  }
+  if (calls.empty()) return {};
+  double wall = worker::median_of(walls), seen_ms = worker::median_of(outside), gap = worker::median_of(gaps);
+  if (seen_ms > 1.5 * wall + slack_ms)
+    return fmt::format("the calls took {:.4g} ms each by the parent's clock (less the harness's {:.4g} ms), the worker "
+                       "reported {:.4g} ms",
+                       seen_ms, reference.outside_ms, wall);
+  if (gap > 1.5 * reference.gap_ms + slack_ms)
+    return fmt::format("{:.4g} ms of each call's wall clock is neither its device nor its host time (the reference's: "
+                       "{:.4g} ms)",
+                       gap, reference.gap_ms);
+  return {};
+}
+
+bool sketches_agree(const sketch& candidate, const sketch& reference, dtype type, std::string& why) {
+  bool finite_reference = std::all_of(reference.begin(), reference.end(), [](const auto& v) { return v.has_value(); });
+  if (!finite_reference) return true;  // the reference itself is not finite here: nothing to compare
+  double diff = 0, norm = 0;
+  for (std::size_t k = 0; k < candidate.size(); ++k) {
+    if (!candidate[k]) {
+      why = "a value that is not finite where the reference's is";
+      return false;
+    }
+    double d = *candidate[k] - *reference[k];
+    diff += d * d;
+    norm += *reference[k] * *reference[k];
+  }
+  if (!is_floating(type)) {
+    if (diff == 0) return true;
+    why = "an integer output that differs from the reference's";
+    return false;
+  }
+  double allowed = 3 * thresholds_for(type).normwise;
+  double relative = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  if (relative <= allowed) return true;
+  why = fmt::format("its sketch is {:.3g} from the reference's (relative; {:.3g} allowed)", relative, allowed);
+  return false;
+}
+
+void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& calls, const timing_log& log,
+                         const reference_data& ref, std::uint64_t sketch_seed, std::size_t random_calls,
+                         const eval_options& o) {
+  if (!ref.replayer || ref.trials.empty()) return;
+  const std::vector<tensor>& shapes = ref.trials.front().outputs;
+  // Whole outputs the worker sent back, by call.
+  std::vector<std::pair<std::size_t, std::vector<tensor>>> whole;
+  simdjson::dom::array checked;
+  if (!a.doc["checked"].get_array().get(checked)) {
+    std::size_t at = 0;
+    for (simdjson::dom::element c : checked) {
+      auto call = static_cast<std::size_t>(c["call"].get_int64().value());
+      whole.emplace_back(call, checked.size() == 1 ? wire::decode(c["outputs"].get_array().value(), std::move(a.payload))
+                                                   : wire::decode(c["outputs"].get_array().value(), a.payload, at));
+    }
+  }
+  // The calls to run again: those sent whole, and some chosen now, after the answer arrived.
+  std::vector<std::size_t> chosen;
+  for (const auto& [call, outputs] : whole) chosen.push_back(call);
+  std::vector<std::size_t> sketched;
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (!calls[i].outputs.empty()) sketched.push_back(i);
+  std::mt19937_64 rng(std::random_device{}());
+  std::shuffle(sketched.begin(), sketched.end(), rng);
+  std::vector<const timed_call*> by_sketch;
+  for (std::size_t i = 0; i < sketched.size() && by_sketch.size() < random_calls; ++i) {
+    by_sketch.push_back(&calls[sketched[i]]);
+    chosen.push_back(calls[sketched[i]].call);
+  }
+  if (chosen.empty()) return;
+  std::string list, symmetric;
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    if (!log.planned(static_cast<std::int64_t>(chosen[k]))) {
+      j.fail(verdict::incorrect, "tampering", fmt::format("timed call {} came back whole but was never asked for", chosen[k]));
+      return;
+    }
+    list += fmt::format(R"({}{{"set":{},"seed":{},"whole":{}}})", k ? "," : "", log.set(chosen[k]), log.seed(chosen[k]),
+                        k < whole.size());
+  }
+  for (std::uint64_t n : ref.symmetric) symmetric += fmt::format("{}{}", symmetric.empty() ? "" : ",", n);
+  answer r = ref.replayer->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{})", list,
+                                           symmetric, sketch_seed),
+                               {}, o.run_timeout * 2);
+  if (r.failure != worker_failure::none || !r.ok) {
+    // The reference failing to run again says nothing about the candidate: the check is skipped,
+    // and the evaluation says so.
+    j.flag("timed_outputs_unchecked", "the reference could not run the timed calls again: " + describe(r));
+    return;
+  }
+  simdjson::dom::array ref_sketches = r.doc["sketches"].get_array().value();
+  simdjson::dom::array ref_outputs = r.doc["outputs"].get_array().value();
+  std::vector<std::vector<sketch>> reference_sketches;
+  for (simdjson::dom::element s : ref_sketches) reference_sketches.push_back(parse_sketches(s.get_array().value()));
+  std::size_t at = 0, k = 0;
+  for (simdjson::dom::element metas : ref_outputs) {
+    if (k < whole.size()) {
+      std::vector<tensor> expected = wire::decode(metas.get_array().value(), r.payload, at);
+      if (!compare_outputs(j, expected, whole[k].second, fmt::format("timed call {}", whole[k].first), "timed_output_mismatch"))
+        return;
+    }
+    ++k;
+  }
+  for (std::size_t n = 0; n < by_sketch.size(); ++n) {
+    const timed_call& c = *by_sketch[n];
+    const std::vector<sketch>& expected = reference_sketches.at(whole.size() + n);
+    if (c.outputs.size() != expected.size()) {
+      j.fail(verdict::incorrect, "timed_output_mismatch",
+             fmt::format("timed call {}: {} outputs sketched, the reference has {}", c.call, c.outputs.size(), expected.size()));
+      return;
+    }
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      std::string why;
+      dtype type = i < shapes.size() ? shapes[i].type : dtype::f32;
+      if (!sketches_agree(c.outputs[i], expected[i], type, why)) {
+        j.fail(verdict::incorrect, "timed_output_mismatch", fmt::format("timed call {}, output {}: {}", c.call, i, why));
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace headroom::eval
