@@ -34,20 +34,33 @@ std::vector<timed_call> parse_timed_calls(simdjson::dom::element answer);
 std::vector<sketch> parse_sketches(simdjson::dom::array outputs);
 
 // What the harness costs around a call, from a trusted worker's answer and the parent's log: the
-// median over calls of (interval - wall) and of (wall - the longer of device and host time).
+// least over calls of (interval - wall), and the median of (wall - the longer of device and host).
 struct call_overhead {
   double outside_ms = 0;
   double gap_ms = 0;
 };
 call_overhead measure_overhead(const std::vector<timed_call>& calls, const timing_log& log);
 
-// Empty, or how the reported times contradict the parent's clock: a call not asked for, or asked
-// twice; device or host time longer than the call's wall clock; a wall clock longer than the
-// parent's interval around the call; or calls reported much faster than the parent saw them take
-// (median of interval less the reference's overhead above 1.5 times the reported median wall clock
-// plus 0.05 ms; or wall less the longer of device and host time above 1.5 times the reference's gap
-// plus 0.05 ms).
-std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference);
+// Empty, or how the reported calls contradict what the parent saw (tampering): a call not asked
+// for, or reported twice; a call whose start and end were not both announced; device or host time
+// longer than the call's wall clock; a wall clock longer than the parent's interval around the call.
+// An answer of no calls at all contradicts a timing request.
+std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log);
+
+// Empty, or how the parent's clock fails to confirm the reported times (not_confirmed: the speedup
+// is not verified): every call took longer by the parent's clock than reported, by more than half
+// the median wall clock plus 0.2 ms (the least excess over calls, less the harness's own overhead
+// measured on the reference); or every call's wall clock is longer than its device and host time by
+// more than 1.5 times the reference's median gap plus 0.05 ms. A machine busy with other work delays
+// the parent's reading of the worker's announcements, which this can flag on an honest worker; it
+// never makes the verdict incorrect. `reference`: measure_overhead of the reference's own timing.
+std::string unconfirmed_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference);
+
+// The timing summary of a candidate's answer, computed here from the calls it reported (each
+// bounded by contradicted_times), not taken from the worker's own summary: the held flag, the
+// hold mechanism and the empty call's cost come from the answer (the empty call's no larger than
+// the least call's).
+timing_summary summarize_calls(const std::vector<timed_call>& calls, simdjson::dom::element timing);
 
 // Whether a candidate's sketch of an output agrees with the reference's: for floating outputs the
 // relative norm of their difference within three times the normwise threshold of the dtype (a

@@ -28,23 +28,23 @@ std::string timing_log::plan(std::int64_t call) {
   while (seeds_.size() <= c) {  // a skipped call gets a plan too, never used
     sets_of_.push_back(seeds_.size() % sets_);
     seeds_.push_back(rng_() & 0x7fffffffffffffffull);  // JSON integers of 63 bits
-    start_ms_.push_back(0);
-    done_ms_.push_back(0);
+    start_ms_.push_back(-1);  // not announced
+    done_ms_.push_back(-1);
   }
   return fmt::format(R"("set":{},"seed":{})", sets_of_[c], seeds_[c]);
 }
 
 std::string timing_log::started(std::int64_t call) {
-  double t = now_ms();
+  double t = now_ ? now_() : now_ms();
   if (!planned(call)) out_of_order_ = true;
-  else if (start_ms_[static_cast<std::size_t>(call)] == 0) start_ms_[static_cast<std::size_t>(call)] = t;
+  else if (start_ms_[static_cast<std::size_t>(call)] < 0) start_ms_[static_cast<std::size_t>(call)] = t;
   return R"("ok":true)";
 }
 
 std::string timing_log::done(std::int64_t call) {
-  double t = now_ms();
-  if (!planned(call) || start_ms_[static_cast<std::size_t>(call)] == 0) out_of_order_ = true;
-  else if (done_ms_[static_cast<std::size_t>(call)] == 0) done_ms_[static_cast<std::size_t>(call)] = t;
+  double t = now_ ? now_() : now_ms();
+  if (!planned(call) || start_ms_[static_cast<std::size_t>(call)] < 0) out_of_order_ = true;
+  else if (done_ms_[static_cast<std::size_t>(call)] < 0) done_ms_[static_cast<std::size_t>(call)] = t;
   return R"("ok":true)";
 }
 
@@ -55,7 +55,7 @@ std::string timing_log::answer(std::string_view question, std::int64_t call) {
 }
 
 double timing_log::interval_ms(std::size_t call) const {
-  if (call >= start_ms_.size() || start_ms_[call] == 0 || done_ms_[call] == 0) return 0;
+  if (call >= start_ms_.size() || start_ms_[call] < 0 || done_ms_[call] < 0) return -1;
   return done_ms_[call] - start_ms_[call];
 }
 

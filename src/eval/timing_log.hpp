@@ -5,6 +5,7 @@
 // notes when. A worker cannot learn a call's inputs before it asks, nor make a call look shorter
 // than the parent saw it take. Internal to src/eval.
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -29,10 +30,12 @@ class timing_log {
   bool planned(std::int64_t call) const { return call >= 0 && static_cast<std::size_t>(call) < seeds_.size(); }
   std::uint64_t seed(std::size_t call) const { return seeds_[call]; }
   std::size_t set(std::size_t call) const { return sets_of_[call]; }
-  // From the start of call `call` to its end, by the parent's clock, in ms (0 when the worker did not
-  // say both): an upper bound on the call's own time.
+  // From the start of call `call` to its end, by the parent's clock, in ms (-1 when the worker did
+  // not announce both): an upper bound on the call's own time.
   double interval_ms(std::size_t call) const;
   bool out_of_order() const { return out_of_order_; }
+  // The clock the log reads, in ms (the steady clock; tests give their own).
+  void set_clock(std::function<double()> now) { now_ = std::move(now); }
 
  private:
   std::size_t sets_ = 1;
@@ -41,6 +44,7 @@ class timing_log {
   std::vector<double> start_ms_, done_ms_;
   bool out_of_order_ = false;
   std::mt19937_64 rng_{std::random_device{}()};
+  std::function<double()> now_;
 };
 
 }  // namespace headroom::eval
