@@ -1,8 +1,8 @@
-"""The KernelBench level-1 figures issue 4 asks for, from a run's store and audit.
+"""The KernelBench level-1 figures (bench/RESULTS.md) from a run's store and audit.
 
     python3 bench/kb_report.py KB_DIR [LEVEL_DIR]
 
-KB_DIR holds kb.sqlite and kb-audit.jsonl (scripts/device-eval-call.sh PART=kb, collected with
+KB_DIR holds kb.sqlite and kb-audit.jsonl (`scripts/gpu kernelbench`, collected with
 scripts/kb-collect); LEVEL_DIR (default .deps/KernelBench/level1) lists the problems, so that the
 ones not yet evaluated are named. Prints Markdown: how many problems are done, the speedups of each
 problem's own Model as its candidate against the 1.00 +- 0.02 it must show, which problems a

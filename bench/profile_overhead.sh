@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Overhead of `headroom profile` against a plain run and torch.profiler (CUDA activity only, every
-# timed step: --profile torch-all), on the reference workloads. Run on the GPU machine after
-# scripts/device-build; builds nothing.
+# timed step: --profile torch-all), on the reference workloads. Builds nothing: `scripts/gpu overhead` builds headroom and runs it on a
+# GPU machine.
 #
 #   bench/profile_overhead.sh [HEADROOM]      (default build/device/bin/headroom)
 #   REPS=3 STEPS=30 RUN_TIMEOUT=120 WORKLOADS="gpt_train gpt_infer" bench/profile_overhead.sh
@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 headroom=$(realpath "${1:-build/device/bin/headroom}")
-[[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
+[[ -x $headroom ]] || { echo "no headroom executable at $headroom (scripts/gpu builds it)" >&2; exit 2; }
 reps=${REPS:-3} first=${FIRST_REP:-1} run_timeout=${RUN_TIMEOUT:-120}
 dest=${OUT:-$(mktemp -d)}
 mkdir -p "$dest/profile_overhead"

@@ -4,8 +4,8 @@
 # cudaProfilerApi` (cudaProfilerStart/Stop around the recorded blocks) or by torch.profiler (CUDA
 # activity only, one session per recorded block). Separate runs of the same workload differ by
 # several percent on their own (bench/RESULTS.md, DLRM plain runs 7% apart): a difference between
-# processes cannot resolve the 0.5% target, a ratio within one can. Run on the GPU machine after
-# scripts/device-build; builds nothing.
+# processes cannot resolve the 0.5% target, a ratio within one can. Builds nothing:
+# `scripts/gpu overhead-ab` builds headroom and runs it on a GPU machine.
 #
 #   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
 #   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
@@ -39,7 +39,7 @@ declare -A block=([gpt_train]=5 [gpt_infer]=10 [dlrm_train]=20 [dlrm_infer]=50 [
 declare -A steps=([gpt_train]=40 [gpt_infer]=80 [dlrm_train]=400 [dlrm_infer]=1000 [resnet50_train]=120)
 
 if [[ -z ${TABLE_ONLY:-} ]]; then
-  [[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
+  [[ -x $headroom ]] || { echo "no headroom executable at $headroom (scripts/gpu builds it)" >&2; exit 2; }
   for w in $workloads; do
     for ((r = 1; r <= reps; r++)); do
       for entry in ${PROFILERS:-headroom torch}; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Run on the GPU machine: records torch.profiler traces of the reference workloads into $1
-# (default $OUT or ./out), with a summary of step times per run. Traces are Kineto JSON, gzip'd.
+# Records torch.profiler traces of the reference workloads into DIR (default ./out), with a summary
+# of step times per run; traces are Kineto JSON, gzip'd. Needs a GPU and a CUDA PyTorch
+# (`scripts/gpu traces` runs it on the GPU machine). Usage: workloads/record_traces.sh [DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-dest=${1:-${OUT:-out}}
+dest=${1:-out}
 mkdir -p "$dest"
 export PYTHONUNBUFFERED=1
 run() {  # name script args... (a later --profile overrides the default)
