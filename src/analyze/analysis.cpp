@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <limits>
-#include <regex>
 #include <unordered_map>
 
 #include "headroom/analyze/intervals.hpp"
 #include "headroom/analyze/steps.hpp"
 #include "headroom/analyze/timeline.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/regex.hpp"
 
 namespace headroom::analyze {
 namespace {
@@ -44,11 +44,7 @@ class group_matcher {
  public:
   group_matcher(const trace::trace& t, const std::vector<activity_group>& groups) : t_(t), groups_(groups) {
     for (const auto& g : groups) {
-      try {
-        regex_.emplace_back(g.name_regex, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        throw input_error(fmt::format("kernel pattern '{}' is not a valid regular expression: {}", g.name_regex, e.what()));
-      }
+      regex_.emplace_back(g.name_regex, "kernel pattern");
       cache_.emplace_back(t.strings.size(), -1);
     }
   }
@@ -61,7 +57,7 @@ class group_matcher {
       if (grp.addressable_only && !k.addressable()) continue;
       if (!grp.name_regex.empty()) {
         auto& hit = cache_[g][a.name];
-        if (hit < 0) hit = std::regex_search(t_.strings[a.name].begin(), t_.strings[a.name].end(), regex_[g]) ? 1 : 0;
+        if (hit < 0) hit = regex_[g].search(t_.strings[a.name]) ? 1 : 0;
         if (hit == 0) continue;
       }
       return static_cast<int>(g);
@@ -72,7 +68,7 @@ class group_matcher {
  private:
   const trace::trace& t_;
   const std::vector<activity_group>& groups_;
-  std::vector<std::regex> regex_;
+  std::vector<util::regex> regex_;
   std::vector<std::vector<signed char>> cache_;
 };
 
@@ -303,6 +299,10 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   tot.top_kernels = top_rows(t, all_names, c, tot.wall, o.top_kernels);
 
   auto& notes = rep.notes;
+  // Lost input first: every figure below is of what could be read (docs/method.md, "Partial input").
+  for (const auto& w : t.warnings) {
+    if (w.lost) notes.push_back(fmt::format("partial input, the figures cover only what was read: {}", w.what));
+  }
   if (t.activities.empty()) notes.push_back("no GPU activity in this trace: nothing to measure");
   if (!t.platform.empty() && t.platform != "cuda") {
     notes.push_back(fmt::format("platform {}: the classification rules are CUDA-centric, so vendor kernels of this "
@@ -329,6 +329,7 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
     notes.push_back(fmt::format("the profiler reported {} lost records: busy times may be too low", t.dropped_records));
   }
   for (const auto& w : t.warnings) {
+    if (w.lost) continue;
     notes.push_back(w.count > 1 ? fmt::format("reader: {} ({} times)", w.what, w.count) : fmt::format("reader: {}", w.what));
   }
   return rep;

@@ -16,16 +16,6 @@
 namespace headroom::trace::detail {
 namespace {
 
-// Where compressed or plain bytes come from.
-class raw_input {
- public:
-  virtual ~raw_input() = default;
-  virtual std::size_t read(char* dst, std::size_t n) = 0;
-  virtual std::uint64_t total() const = 0;
-  // The first bytes, without consuming them (for the gzip magic).
-  virtual std::string_view peek(std::size_t n) = 0;
-};
-
 class file_input final : public raw_input {
  public:
   explicit file_input(const std::filesystem::path& path) : path_(path) {
@@ -38,7 +28,8 @@ class file_input final : public raw_input {
       ::close(fd_);
       throw input_error(fmt::format("{}: is a directory, not a trace file", path.string()));
     }
-    total_ = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+    regular_ = S_ISREG(st.st_mode);
+    total_ = regular_ ? static_cast<std::uint64_t>(st.st_size) : 0;
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -63,21 +54,24 @@ class file_input final : public raw_input {
   }
 
   std::uint64_t total() const override { return total_; }
+  bool regular() const override { return regular_; }
 
   std::string_view peek(std::size_t n) override {
     while (peeked_.size() < n) {
-      char tmp[64];
+      char tmp[4096];
       const ssize_t got = ::read(fd_, tmp, std::min(sizeof tmp, n - peeked_.size()));
       if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
+      if (got < 0) throw input_error(fmt::format("{}: read failed: {}", path_.string(), std::strerror(errno)));
+      if (got == 0) break;
       peeked_.append(tmp, static_cast<std::size_t>(got));
     }
-    return peeked_;
+    return std::string_view(peeked_).substr(0, n);
   }
 
  private:
   std::filesystem::path path_;
   int fd_ = -1;
+  bool regular_ = false;
   std::uint64_t total_ = 0;
   std::string peeked_;
 };
@@ -93,6 +87,7 @@ class memory_input final : public raw_input {
   }
   std::uint64_t total() const override { return bytes_.size(); }
   std::string_view peek(std::size_t n) override { return bytes_.substr(pos_, n); }
+  bool regular() const override { return false; }
 
  private:
   std::string_view bytes_;
@@ -180,19 +175,19 @@ class gzip_source final : public byte_source {
   bool finished_ = false;
 };
 
-std::unique_ptr<byte_source> wrap(std::unique_ptr<raw_input> in) {
+}  // namespace
+
+std::unique_ptr<raw_input> open_file(const std::filesystem::path& path) { return std::make_unique<file_input>(path); }
+
+std::unique_ptr<byte_source> open_source(std::unique_ptr<raw_input> in) {
   if (has_gzip_magic(in->peek(2))) return std::make_unique<gzip_source>(std::move(in));
   return std::make_unique<plain_source>(std::move(in));
 }
 
-}  // namespace
-
-std::unique_ptr<byte_source> open_file_source(const std::filesystem::path& path) {
-  return wrap(std::make_unique<file_input>(path));
-}
+std::unique_ptr<byte_source> open_file_source(const std::filesystem::path& path) { return open_source(open_file(path)); }
 
 std::unique_ptr<byte_source> open_memory_source(std::string_view bytes) {
-  return wrap(std::make_unique<memory_input>(bytes));
+  return open_source(std::make_unique<memory_input>(bytes));
 }
 
 }  // namespace headroom::trace::detail

@@ -488,12 +488,12 @@ class stream_reader {
         if (frame_at(next)) break;
       }
       if (next + frame_header_bytes > n) {
-        t_.warn(fmt::format("{}: the last {} bytes (from byte {}) are an incomplete or damaged frame (a process "
+        t_.lose(fmt::format("{}: the last {} bytes (from byte {}) are an incomplete or damaged frame (a process "
                             "stopped mid-write leaves one); they were dropped",
                             path_.filename().string(), n - at, at));
         return;
       }
-      t_.warn(fmt::format("{}: bytes {} to {} are damaged (checksum or framing); that frame was skipped",
+      t_.lose(fmt::format("{}: bytes {} to {} are damaged (checksum or framing); that frame was skipped",
                           path_.filename().string(), at, next));
       at = next;
     }
@@ -502,7 +502,7 @@ class stream_reader {
   string_id name(std::uint32_t stream_id) {
     if (stream_id < names_.size() && names_[stream_id] != undefined) return names_[stream_id];
     if (stream_id == 0) return 0;
-    t_.warn("a record names a string whose definition was lost with a damaged frame; it reads as \"\"");
+    t_.lose("a record names a string whose definition was lost with a damaged frame; it reads as \"\"");
     return 0;
   }
 
@@ -521,7 +521,7 @@ class stream_reader {
     last_activity_ = false;
     while (p < end) {
       if (end - p < 4) {
-        t_.warn(fmt::format("frame at byte {} ends inside a record tag; the rest of it was skipped", frame_offset));
+        t_.lose(fmt::format("frame at byte {} ends inside a record tag; the rest of it was skipped", frame_offset));
         return;
       }
       const auto tag = get<std::uint32_t>(p);
@@ -529,7 +529,7 @@ class stream_reader {
       const std::size_t size = tag >> 8;
       p += 4;
       if (size > static_cast<std::size_t>(end - p)) {
-        t_.warn(fmt::format("frame at byte {} has a record longer than the frame; the rest of it was skipped", frame_offset));
+        t_.lose(fmt::format("frame at byte {} has a record longer than the frame; the rest of it was skipped", frame_offset));
         return;
       }
       read_record(kind, p, size);
@@ -542,7 +542,7 @@ class stream_reader {
   // ones are damage.
   bool fits(std::size_t size, std::size_t need, std::string_view what) {
     if (size >= need) return true;
-    t_.warn(fmt::format("a {} record is shorter than its layout; it was skipped", what));
+    t_.lose(fmt::format("a {} record is shorter than its layout; it was skipped", what));
     return false;
   }
 

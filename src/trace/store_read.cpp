@@ -30,6 +30,12 @@ const std::vector<migration>& migrations() {
             "CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);"
             "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
       },
+      // v2 -> v3: a warning says whether input was lost (a v2 store cannot tell: none was).
+      [](sqlite::database& db) {
+        db.exec(
+            "ALTER TABLE warnings ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"
+            "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
+      },
   };
   return steps;
 }
@@ -254,8 +260,10 @@ class store_reader {
   }
 
   void read_warnings() {
-    auto s = db_.prepare("SELECT what, count FROM warnings ORDER BY id");
-    while (s.step()) t_.warnings.push_back({std::string(s.text(0)), static_cast<std::uint64_t>(s.int64(1))});
+    auto s = db_.prepare("SELECT what, count, lost FROM warnings ORDER BY id");
+    while (s.step()) {
+      t_.warnings.push_back({std::string(s.text(0)), static_cast<std::uint64_t>(s.int64(1)), s.int64(2) != 0});
+    }
   }
 
   sqlite::database& db_;

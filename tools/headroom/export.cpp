@@ -10,13 +10,13 @@
 #include "headroom/classify/classifier.hpp"
 #include "headroom/trace/chrome_writer.hpp"
 #include "headroom/trace/reader.hpp"
-#include "headroom/util/progress.hpp"
+#include "headroom/util/output_file.hpp"
+#include "trace_options.hpp"
 
 namespace headroom::cli {
 namespace {
 
-struct export_args {
-  std::vector<std::filesystem::path> traces;
+struct export_args : inputs_args {
   std::filesystem::path output;
   std::vector<std::filesystem::path> rules;
 };
@@ -24,13 +24,8 @@ struct export_args {
 int run_export(const export_args& args) {
   const auto classifier = classify::classifier::with_user_rules(args.rules);
 
-  trace::read_options options;
-  trace::trace merged;
-  for (const auto& path : args.traces) {
-    util::terminal_progress progress(path.filename().string());
-    options.progress = progress.fn();
-    trace::append(merged, trace::read_trace(path, options));
-  }
+  util::output_file file(args.output, args.traces);
+  const auto merged = read_inputs(args, {});
 
   // One classification per distinct name: a trace repeats a few hundred names millions of times.
   std::unordered_map<trace::string_id, classify::classification> by_name;
@@ -60,7 +55,8 @@ int run_export(const export_args& args) {
     if (!c.library.empty()) out.emplace_back("library", c.library);
     return out;
   };
-  trace::write_chrome_trace(merged, args.output, chrome);
+  trace::write_chrome_trace(merged, file.stream(), chrome);
+  file.commit();
   fmt::print("wrote {}: {} device activities, {} API calls, {} ranges, coloured by provenance\n",
              args.output.string(), merged.activities.size(), merged.api_calls.size(), merged.ranges.size());
   fmt::print("open it in https://ui.perfetto.dev or chrome://tracing\n");
@@ -77,9 +73,9 @@ const command_registration registration{command{
           "chrome://tracing open. Device work is shown per process and GPU, one row per stream;\n"
           "each kernel carries its classification (category, provenance, whether it is addressable,\n"
           "the rule that matched) and is coloured by provenance.");
-      sub->add_option("traces", args->traces, "Kineto JSON (.json, .json.gz), nsys SQLite export, or store")
+      add_inputs_options(sub, *args);
+      sub->add_option("-o,--output", args->output, "JSON file to write (replaced whole or not at all; never one of the inputs)")
           ->required();
-      sub->add_option("-o,--output", args->output, "JSON file to write")->required();
       sub->add_option("--rules", args->rules, "Extra classification rules (TOML); tried before the built-in ones")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -1,9 +1,9 @@
 // headroom project TRACE...: what a kernel speedup buys end to end (Amdahl over the trace).
 #include "command.hpp"
 #include "trace_options.hpp"
-#include "headroom/analyze/inputs.hpp"
 #include "headroom/project/what_if.hpp"
 #include "headroom/report/analysis_output.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
 namespace {
@@ -36,16 +36,20 @@ int run_project(const project_args& a) {
   if (rules.empty()) rules.push_back(project::parse_addressable_speedup("inf"));
 
   const auto classifier = classify::classifier::with_user_rules(a.rules);
-  const auto trace = analyze::read_traces(a.traces);
+  // Opened first: a target that cannot be written is refused before a long read.
+  util::output_file file(a.output, a.traces);
+  trace::read_options read;
+  read.launch_pairs_for_json = true;
+  const auto trace = read_inputs(a, read);
   const auto p = project::project_amdahl(trace, classifier, o, rules);
 
-  output_stream stream(a.output);
-  std::ostream& out = stream.get();
+  std::ostream& out = file.stream();
   if (a.json) {
     report::write_json(out, p);
   } else {
     report::write_console(out, p);
   }
+  file.commit();
   return 0;
 }
 
