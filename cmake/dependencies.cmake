@@ -16,6 +16,7 @@ function(headroom_find_library target header name)
                                              INTERFACE_LINK_LIBRARIES Threads::Threads)
 endfunction()
 headroom_find_library(headroom::re2 re2/re2.h re2)  # libre2-dev: user and rule patterns in linear time
+headroom_find_library(headroom::isal isa-l/igzip_lib.h isal)  # libisal-dev: .json.gz inflated by igzip
 # toml++ ships a pkg-config file and, depending on the version, a CMake package.
 find_package(tomlplusplus QUIET)
 if(TARGET tomlplusplus::tomlplusplus)

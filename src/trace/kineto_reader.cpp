@@ -471,7 +471,7 @@ class kineto_stream_reader {
 }  // namespace
 
 trace read_kineto_json(const std::filesystem::path& path, const read_options& options, const kineto_tuning& tuning) {
-  auto source = detail::open_file_source(path);
+  auto source = detail::open_file_source(path, {tuning.inflater, tuning.read_ahead});
   return kineto_stream_reader(*source, path.string(), options, tuning).run();
 }
 
@@ -485,7 +485,7 @@ trace read_kineto_json(const std::filesystem::path& path, const read_options& op
 
 trace read_kineto_json_buffer(std::string_view bytes, std::string_view origin, const read_options& options,
                               const kineto_tuning& tuning) {
-  auto source = detail::open_memory_source(bytes);
+  auto source = detail::open_memory_source(bytes, {tuning.inflater, tuning.read_ahead});
   return kineto_stream_reader(*source, std::string(origin), options, tuning).run();
 }
 
