@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "headroom/analyze/activity_classes.hpp"
 #include "headroom/analyze/intervals.hpp"
 #include "headroom/analyze/steps.hpp"
 #include "headroom/analyze/timeline.hpp"
@@ -17,28 +18,6 @@ namespace {
 
 using classify::category;
 using classify::provenance;
-
-// Each distinct name is classified once (traces repeat a few hundred names millions of times).
-class classification_cache {
- public:
-  classification_cache(const trace::trace& t, const classify::classifier& c)
-      : t_(t), c_(c), done_(t.strings.size(), 0), cache_(t.strings.size()) {}
-
-  classify::classification of(const trace::activity& a) {
-    if (a.kind != trace::activity_kind::kernel) return {category::memory, provenance::runtime, "", ""};
-    if (!done_[a.name]) {
-      cache_[a.name] = c_.classify(t_.strings[a.name]);
-      done_[a.name] = 1;
-    }
-    return cache_[a.name];
-  }
-
- private:
-  const trace::trace& t_;
-  const classify::classifier& c_;
-  std::vector<char> done_;
-  std::vector<classify::classification> cache_;
-};
 
 class group_matcher {
  public:
@@ -147,7 +126,7 @@ void add(busy_share& into, const busy_share& from) {
   into.count += from.count;
 }
 
-timeline_report measure(const trace::trace& t, const timeline& tl, const window& w, classification_cache& classes,
+timeline_report measure(const trace::trace& t, const timeline& tl, const window& w, activity_classes& classes,
                         group_matcher& groups, std::size_t group_count, name_totals& names) {
   timeline_report r;
   r.process = tl.process;
@@ -230,7 +209,7 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   analysis_report rep;
   rep.platform = t.platform;
   const auto timelines = split_timelines(t);
-  classification_cache classes(t, c);
+  activity_classes classes(t, c);
   group_matcher groups(t, o.groups);
   std::optional<step_finder> steps;
   if (o.mode == window_mode::steady_state) steps.emplace(t, o.step_marker);

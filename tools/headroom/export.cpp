@@ -1,15 +1,11 @@
 // headroom export TRACE... -o OUT.json [--rules FILE]
-#include <fmt/core.h>
-
 #include <filesystem>
-#include <string>
-#include <unordered_map>
+#include <iostream>
 #include <vector>
 
 #include "command.hpp"
 #include "headroom/classify/classifier.hpp"
-#include "headroom/trace/chrome_writer.hpp"
-#include "headroom/trace/reader.hpp"
+#include "headroom/report/trace_output.hpp"
 #include "headroom/util/output_file.hpp"
 #include "trace_options.hpp"
 
@@ -23,43 +19,11 @@ struct export_args : inputs_args {
 
 int run_export(const export_args& args) {
   const auto classifier = classify::classifier::with_user_rules(args.rules);
-
   util::output_file file(args.output, args.traces);
   const auto merged = read_inputs(args, {});
-
-  // One classification per distinct name: a trace repeats a few hundred names millions of times.
-  std::unordered_map<trace::string_id, classify::classification> by_name;
-  std::vector<const classify::classification*> classes(merged.activities.size());
-  const classify::classification memory{classify::category::memory, classify::provenance::runtime, "", ""};
-  for (std::size_t i = 0; i < merged.activities.size(); ++i) {
-    const auto& a = merged.activities[i];
-    if (a.kind != trace::activity_kind::kernel) {
-      classes[i] = &memory;
-      continue;
-    }
-    auto it = by_name.find(a.name);
-    if (it == by_name.end()) it = by_name.emplace(a.name, classifier.classify(merged.strings[a.name])).first;
-    classes[i] = &it->second;
-  }
-
-  trace::chrome_options chrome;
-  chrome.label = [&](std::size_t i) { return classify::to_string(classes[i]->prov); };
-  chrome.args = [&](std::size_t i) {
-    const auto& c = *classes[i];
-    std::vector<std::pair<std::string_view, std::string_view>> out = {
-        {"category", classify::to_string(c.cat)},
-        {"provenance", classify::to_string(c.prov)},
-        {"addressable", c.addressable() ? "yes" : "no"},
-    };
-    if (!c.rule.empty()) out.emplace_back("rule", c.rule);
-    if (!c.library.empty()) out.emplace_back("library", c.library);
-    return out;
-  };
-  trace::write_chrome_trace(merged, file.stream(), chrome);
+  report::write_classified_chrome_trace(file.stream(), merged, classifier);
   file.commit();
-  fmt::print("wrote {}: {} device activities, {} API calls, {} ranges, coloured by provenance\n",
-             args.output.string(), merged.activities.size(), merged.api_calls.size(), merged.ranges.size());
-  fmt::print("open it in https://ui.perfetto.dev or chrome://tracing\n");
+  report::write_export_summary(std::cout, merged, args.output);
   return 0;
 }
 

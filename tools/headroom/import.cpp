@@ -1,11 +1,11 @@
 // headroom import TRACE... -o STORE.sqlite
-#include <fmt/core.h>
-
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "headroom/report/trace_output.hpp"
 #include "headroom/trace/reader.hpp"
 #include "headroom/trace/store.hpp"
 #include "headroom/util/output_file.hpp"
@@ -30,24 +30,8 @@ int run_import(const import_args& args) {
   const auto merged = read_inputs(args, options);
   trace::write_store(merged, file.stream());
   file.commit();
-
-  std::size_t kernels = 0, copies = 0, memsets = 0;
-  for (const auto& a : merged.activities) {
-    if (a.kind == trace::activity_kind::kernel) ++kernels;
-    if (a.kind == trace::activity_kind::memcpy) ++copies;
-    if (a.kind == trace::activity_kind::memset) ++memsets;
-  }
-  fmt::print("wrote {} (trace store v{}) from {} file{}\n", args.output.string(), trace::store_schema_version,
-             args.traces.size(), args.traces.size() == 1 ? "" : "s");
-  fmt::print("  {} kernels, {} copies, {} memsets, {} API calls, {} ranges, {} synchronizations\n", kernels, copies,
-             memsets, merged.api_calls.size(), merged.ranges.size(), merged.synchronizations.size());
-  fmt::print("  {} processes, {} devices, {} distinct names\n", merged.processes.size(), merged.devices.size(),
-             merged.strings.size() - 1);
-  if (merged.dropped_records > 0) fmt::print("  the profiler dropped {} records\n", merged.dropped_records);
-  for (const auto& w : merged.warnings) {
-    if (w.lost) continue;  // read_inputs said it
-    fmt::print(stderr, "headroom: warning: {}{}\n", w.what, w.count > 1 ? fmt::format(" ({} times)", w.count) : "");
-  }
+  report::write_store_summary(std::cout, merged, args.output, args.traces.size());
+  report::write_reader_warnings(std::cerr, merged);
   return 0;
 }
 
