@@ -17,7 +17,7 @@ import sys
 from datetime import datetime
 
 TOLERANCE = 0.02
-# Consecutive evaluations further apart than this belong to different runs (calls, sessions).
+# Consecutive evaluations further apart than this belong to different runs.
 MAX_INTERVAL_S = 900
 
 
@@ -41,7 +41,7 @@ def main():
         if "launch-bound" in (clocks or ""):
             mode += ", launch-bound"  # the candidate's host time set its cost (commit efe3138 on)
         if "paired rounds" in (clocks or ""):
-            # "speedup from 6 paired rounds on CPU 31 (ratios ...)" (session 9 on), or why they did not run
+            # "speedup from 6 paired rounds on CPU 31 (ratios ...)" (stores with paired rounds), or why they did not run
             mode += ", " + next(part for part in clocks.split("; ") if "paired rounds" in part)
         detail[problem] = (f"{device}, {started}, spreads {100 * (c_spread or 0):.2f}% / {100 * (e_spread or 0):.2f}%, "
                            f"{mode}")

@@ -30,7 +30,7 @@ declare -A script=([gpt_train]="workloads/gpt.py --mode train" [gpt_infer]="work
 workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
 # Timed steps per run (STEPS overrides): about 4 s of steps each. DLRM's steps vary by 40-50% from
 # one to the next, so 30 of them leave the wall-clock denominator of the addressable fraction
-# several points apart between two runs (bench/RESULTS.md, session 5).
+# several points apart between two runs (bench/RESULTS.md, "Profiler agreement with torch.profiler").
 declare -A default_steps=([gpt_train]=30 [gpt_infer]=80 [dlrm_train]=300 [dlrm_infer]=1000 [resnet50_train]=120)
 
 run_one() {  # workload mode rep: one run, its summary in $work/<workload>.<mode>.<rep>.json

@@ -59,8 +59,8 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
         grep -h "overhead=\|headroom: [0-9]* process" "$base.log" | sed "s/^/   [$w $p $r] /" >&2
         # What the store holds, before it goes: an A/B whose headroom process recorded no launch
-        # call measured something else than the target's "while recording launch calls" (session
-        # 14: a setting that recorded none looked cheaper).
+        # call measured something else than the target's "while recording launch calls" (a setting
+        # that recorded none looked cheaper: docs/profiler.md, "Which API calls, and when").
         [[ $recorder == headroom && -f $base.sqlite ]] && python3 bench/store_records.py "$base.sqlite" >"$base.records.json"
         [[ ${KEEP_STORES:-0} == 1 ]] || rm -f "$base.sqlite"
       done

@@ -9,7 +9,7 @@ import torch.nn as nn
 
 import common
 
-# MLPerf DLRMv2 (Criteo 1TB) table sizes and multi-hot sizes (research/dlrm_anchors.md).
+# MLPerf DLRMv2 (Criteo 1TB) table sizes and multi-hot sizes, as in MLPerf's DLRMv2 reference.
 TABLE_ROWS = [40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000, 3067956, 405282, 10,
               2209, 11938, 155, 4, 976, 14, 40000000, 40000000, 40000000, 590152, 12973, 108, 36]
 MULTI_HOT = [3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1]
