@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "headroom/util/error.hpp"
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 namespace headroom::profile {
 

@@ -16,7 +16,7 @@
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 #include "json_scan.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::trace {
 namespace {
@@ -37,7 +37,7 @@ byte_kind kind_of(std::string_view head) {
 }
 
 file_format sqlite_format(const std::filesystem::path& path) {
-  sqlite::database db(path, sqlite::open_mode::read_only);
+  util::sqlite::database db(path, util::sqlite::open_mode::read_only);
   if (db.has_table("headroom_meta")) return file_format::sqlite_headroom;
   if (db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") || db.has_table("StringIds")) return file_format::sqlite_nsys;
   return file_format::unknown;

@@ -10,7 +10,7 @@
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::trace {
 namespace {
@@ -18,11 +18,11 @@ namespace {
 // migrations[v - 1] turns a version-v store into a version v+1 one. Policy (docs/trace-store.md):
 // any change to the schema bumps store_schema_version and appends a step here; steps are never
 // edited once released, and a store newer than this build is refused with a request to upgrade.
-using migration = std::function<void(sqlite::database&)>;
+using migration = std::function<void(util::sqlite::database&)>;
 const std::vector<migration>& migrations() {
   static const std::vector<migration> steps = {
       // v1 -> v2: synchronisation records (a v1 store has none).
-      [](sqlite::database& db) {
+      [](util::sqlite::database& db) {
         db.exec(
             "CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, "
             "process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, "
@@ -31,7 +31,7 @@ const std::vector<migration>& migrations() {
             "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
       },
       // v2 -> v3: a warning says whether input was lost (a v2 store cannot tell: none was).
-      [](sqlite::database& db) {
+      [](util::sqlite::database& db) {
         db.exec(
             "ALTER TABLE warnings ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"
             "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
@@ -44,7 +44,7 @@ const std::vector<migration>& migrations() {
   throw input_error(fmt::format("{}: {}", path.string(), what));
 }
 
-int schema_version(sqlite::database& db, const std::filesystem::path& path) {
+int schema_version(util::sqlite::database& db, const std::filesystem::path& path) {
   if (!db.has_table("headroom_meta")) bad(path, "not a headroom trace store (no headroom_meta table)");
   auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
   if (!s.step()) bad(path, "headroom_meta has no schema_version");
@@ -61,7 +61,7 @@ int schema_version(sqlite::database& db, const std::filesystem::path& path) {
   return v;
 }
 
-std::string meta(sqlite::database& db, std::string_view key) {
+std::string meta(util::sqlite::database& db, std::string_view key) {
   auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = ?");
   s.bind(1, key);
   return s.step() ? std::string(s.text(0)) : std::string();
@@ -80,7 +80,7 @@ Enum parse(const std::filesystem::path& path, std::string_view column, std::stri
 
 class store_reader {
  public:
-  store_reader(sqlite::database& db, const std::filesystem::path& path) : db_(db), path_(path) {}
+  store_reader(util::sqlite::database& db, const std::filesystem::path& path) : db_(db), path_(path) {}
 
   trace read() {
     read_meta();
@@ -266,7 +266,7 @@ class store_reader {
     }
   }
 
-  sqlite::database& db_;
+  util::sqlite::database& db_;
   const std::filesystem::path& path_;
   trace t_;
   bool geometry_ = false;
@@ -275,7 +275,7 @@ class store_reader {
 }  // namespace
 
 trace read_store(const std::filesystem::path& path) {
-  sqlite::database db(path, sqlite::open_mode::read_only);
+  util::sqlite::database db(path, util::sqlite::open_mode::read_only);
   int version = schema_version(db, path);
   if (version < store_schema_version) {
     db = db.copy_to_memory();

@@ -8,7 +8,7 @@
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/output_file.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::trace {
 namespace {
@@ -38,7 +38,7 @@ CREATE INDEX synchronizations_correlation ON synchronizations (process, correlat
 
 std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
-void insert_activities(sqlite::database& db, const trace& t) {
+void insert_activities(util::sqlite::database& db, const trace& t) {
   auto kernels = db.prepare(
       "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   auto copies = db.prepare("INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
@@ -46,7 +46,7 @@ void insert_activities(sqlite::database& db, const trace& t) {
   const bool geometry = !t.geometry.empty() && t.geometry.size() == t.activities.size();
   for (std::size_t i = 0; i < t.activities.size(); ++i) {
     const activity& a = t.activities[i];
-    sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
+    util::sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
                            : a.kind == activity_kind::memcpy ? copies
                                                              : memsets;
     s.reset();
@@ -78,7 +78,7 @@ void insert_activities(sqlite::database& db, const trace& t) {
   }
 }
 
-void insert_rest(sqlite::database& db, const trace& t) {
+void insert_rest(util::sqlite::database& db, const trace& t) {
   auto meta = db.prepare("INSERT INTO headroom_meta VALUES (?1, ?2)");
   const std::pair<std::string_view, std::string> metas[] = {
       {"schema_version", std::to_string(store_schema_version)},
@@ -192,7 +192,7 @@ void insert_rest(sqlite::database& db, const trace& t) {
 void write_store(const trace& t, std::ostream& out) {
   // Built in memory and written out whole, so the file is only ever the output's bytes: a store
   // goes through util::output_file like any other output (written beside the target, renamed).
-  auto db = sqlite::database::in_memory("trace store");
+  auto db = util::sqlite::database::in_memory("trace store");
   db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
   db.exec("BEGIN");
   db.exec(schema_sql);
