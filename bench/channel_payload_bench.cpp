@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "headroom/eval/channel.hpp"
+#include "headroom/sandbox/channel.hpp"
 
-using namespace headroom::eval;
+using namespace headroom::sandbox;
 
 namespace {
 

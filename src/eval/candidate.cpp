@@ -9,10 +9,11 @@
 
 #include "headroom/eval/check.hpp"
 #include "headroom/util/json.hpp"
+#include "candidate_sandbox.hpp"
 #include "candidate_timing.hpp"
 #include "judged.hpp"
 #include "paired.hpp"
-#include "phase_trace.hpp"
+#include "headroom/util/phase_trace.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -80,15 +81,16 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   if (o.timing && o.paired_rounds > 0 && !ref.timing_sets.empty() && ref.eager && host_sensitive(*ref.eager))
     paired_start = std::make_unique<session_start>(o, device, paired_reference_label(problem), false);
 
-  std::string build_dir = (o.cache / "ext" / candidate.hash).string();
   if (!started) {
-    started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{});
+    started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{},
+                                        candidate_isolation(o, device, candidate));
     started->hello(o.load_timeout);
   }
   session& s = *started;
   e.env = s.env();
   answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{})",
-                                  json_string(std::filesystem::absolute(candidate.path).string()), json_string(build_dir),
+                                  json_string(candidate_import_path(o, candidate)),
+                                  json_string(candidate_build_path(o, candidate)),
                                   ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants)),
                       {}, o.compile_timeout);
   if (load.failure != worker_failure::none || !load.ok) {
@@ -143,7 +145,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     for (std::size_t i = 0; i < std::min(runs[0].size(), runs[1].size()); ++i) {
       const tensor &x = runs[0][i], &y = runs[1][i];
       if (x.type != y.type || x.shape != y.shape || x.bytes.size() != y.bytes.size()) continue;
-      phase_trace trace("count_unwritten");
+      util::phase_trace trace("count_unwritten");
       std::int64_t n = count_unwritten(runs[0][i], poison_a, runs[1][i], poison_b);
       if (n > 0) {
         e.errors.unwritten = std::max(e.errors.unwritten, n);

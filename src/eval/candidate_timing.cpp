@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "headroom/eval/timing_stats.hpp"
+#include "headroom/worker/timing_stats.hpp"
 #include "paired.hpp"
-#include "phase_trace.hpp"
+#include "headroom/util/phase_trace.hpp"
 
 namespace headroom::eval {
 
@@ -71,7 +71,7 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
                                                                                   t.device_median_ms)
                                                                     : "")
                                          : "dispatch included (the call waits for its own stream)");
-    if (sample_set::hidden_work(t))
+    if (worker::sample_set::hidden_work(t))
       j.flag("other_stream_work",
              fmt::format("the device stayed busy {:.4g} ms past the timed stream's end ({:.4g} ms on it); "
                          "scored until the device was done: {:.4g} ms",
@@ -98,7 +98,7 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
       if (e.compiled_timing && e.compiled_timing->score_ms > 0) e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
       // The host's speed can set this comparison: time both sides again, turn about (paired.hpp).
       if (e.speedup && o.paired_rounds > 0 && pairing_applies(t, *e.eager_timing)) {
-        phase_trace trace("paired_rounds");
+        util::phase_trace trace("paired_rounds");
         std::unique_ptr<session> paired_worker;
         if (paired_start) {
           try {
@@ -119,7 +119,7 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
                                       *std::max_element(p.ratios.begin(), p.ratios.end()),
                                       p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
                                                    : "");
-          if (eval_trace_enabled())
+          if (util::eval_trace_enabled())
             fmt::print(stderr, "headroom: paired rounds' ratios (reference / candidate, in order): {:.4f}\n",
                        fmt::join(p.ratios, " "));
         } else if (p.candidate_failed) {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "eval/parallel.hpp"
+#include "headroom/util/parallel.hpp"
 #include "eval/tensor_access.hpp"
 #include "headroom/util/error.hpp"
 
@@ -193,8 +193,8 @@ void compare_floating(const tensor& reference, const tensor& candidate, const th
   const std::byte* c_bytes = candidate.bytes.data();
   const std::size_t n = std::size_t(out.elements);
 
-  std::vector<norms_partial> norms(detail::chunk_count(n));
-  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+  std::vector<norms_partial> norms(util::chunk_count(n));
+  util::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
     norms[chunk] = norms_of_chunk<T>(r_bytes, c_bytes, begin, end);
   });
   compensated_sum r_squares;
@@ -240,7 +240,7 @@ void compare_floating(const tensor& reference, const tensor& candidate, const th
   const double absolute = limits.atol_rel * out.reference_rms;
   const double rtol = limits.rtol;
   std::vector<tolerance_partial> tolerance(norms.size());
-  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+  util::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
     tolerance_partial& p = tolerance[chunk];
     std::int64_t outside = 0;
     for (std::size_t i = begin; i < end; ++i) {
@@ -282,8 +282,8 @@ void compare_exact(const tensor& reference, const tensor& candidate, unsigned th
   const std::byte* r_bytes = reference.bytes.data();
   const std::byte* c_bytes = candidate.bytes.data();
   const std::size_t n = std::size_t(out.elements);
-  std::vector<exact_partial> partials(detail::chunk_count(n));
-  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+  std::vector<exact_partial> partials(util::chunk_count(n));
+  util::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
     exact_partial& p = partials[chunk];
     compensated_sum r_squares;
     compensated_sum d_squares;
@@ -361,7 +361,7 @@ void fill_like(const tensor& reference, double value, tensor& out) {
   std::memcpy(&u16, one, 2);
   std::memcpy(&u32, one, 4);
   std::memcpy(&u64, one, 8);
-  detail::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+  util::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
     switch (size) {
       case 1: return fill_elements(values, u8, begin, end);
       case 2: return fill_elements(values, u16, begin, end);
@@ -385,9 +385,9 @@ double mean_of(const tensor& reference) {
     double sum = 0;
     std::size_t finite = 0;
   };
-  std::vector<partial> partials(detail::chunk_count(n));
+  std::vector<partial> partials(util::chunk_count(n));
   detail::dispatch_dtype(reference.type, [&](auto t) {
-    detail::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+    util::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
       compensated_sum total;
       std::size_t finite = 0;
       for (std::size_t start = begin; start < end; start += block_size) {
@@ -429,7 +429,7 @@ bool passthrough_into(const tensor& reference, const std::vector<tensor>& inputs
     std::byte* to = out.bytes.data();
     const std::byte* from = input.bytes.data();
     detail::dispatch_dtype(input.type, [&](auto it) {
-      detail::for_each_range(std::size_t(n), 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+      util::for_each_range(std::size_t(n), 0, [&](std::size_t begin, std::size_t end, std::size_t) {
         if (input.type == out.type) {  // same dtype: the exact bytes (int64 beyond 2^53 survives)
           const std::size_t size = dtype_size(out.type);
           std::memcpy(to + begin * size, from + begin * size, (end - begin) * size);
@@ -453,8 +453,8 @@ std::int64_t count_poisoned(const std::vector<std::byte>& a, std::byte poison_a,
   std::memset(&pattern_a, int(poison_a), sizeof(Word));
   std::memset(&pattern_b, int(poison_b), sizeof(Word));
   const std::size_t n = a.size() / sizeof(Word);
-  std::vector<std::int64_t> counts(detail::chunk_count(n));
-  detail::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+  std::vector<std::int64_t> counts(util::chunk_count(n));
+  util::for_each_range(n, threads, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
     std::int64_t unwritten = 0;
     for (std::size_t i = begin; i < end; ++i) {
       Word x;
@@ -566,7 +566,7 @@ bool legacy_allclose(const tensor& reference, const tensor& candidate, double at
   std::atomic<bool> close{true};  // a chunk that finds a far element stops the others early
   detail::dispatch_dtype(reference.type, [&](auto rt) {
     detail::dispatch_dtype(candidate.type, [&](auto ct) {
-      detail::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+      util::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
         if (!close.load(std::memory_order_relaxed)) return;
         for (std::size_t i = begin; i < end; ++i) {
           const double r = detail::load<decltype(rt)::value>(reference.bytes.data(), i);
@@ -591,7 +591,7 @@ bool all_finite(const tensor& t) {
   if (!is_floating(t.type)) return true;
   std::atomic<bool> finite{true};
   detail::dispatch_dtype(t.type, [&](auto type) {
-    detail::for_each_range(std::size_t(t.numel()), 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+    util::for_each_range(std::size_t(t.numel()), 0, [&](std::size_t begin, std::size_t end, std::size_t) {
       if (!finite.load(std::memory_order_relaxed)) return;
       bool chunk_finite = true;  // no early exit inside a chunk: the loop stays branch-free
       for (std::size_t i = begin; i < end; ++i)

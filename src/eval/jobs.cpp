@@ -146,6 +146,7 @@ std::vector<suite_case> load_suite(const fs::path& manifest, const std::string& 
     if (const toml::array* d = (*t)["devices"].as_array())
       for (const auto& x : *d) c.devices.push_back(x.value_or(std::string()));
     if (c.devices.empty()) c.devices = {"cpu", "cuda"};
+    if (auto m = (*t)["max_speedup"].value<double>()) c.max_speedup = *m;
     fs::path pp = base / problem;
     auto it = problems.find(pp.string());
     if (it == problems.end()) it = problems.emplace(pp.string(), load_problem(pp)).first;
@@ -172,6 +173,11 @@ bool meets_expectation(const suite_case& c, const evaluation& e, std::string& wh
         why = fmt::format("correct but flagged {}: {}", r.code, r.detail);
         return false;
       }
+  if (c.max_speedup && e.speedup && *e.speedup >= *c.max_speedup) {
+    why = fmt::format("a speedup of {:.3f}, at or above the bound of {:.3f} a slower candidate must stay under", *e.speedup,
+                      *c.max_speedup);
+    return false;
+  }
   return true;
 }
 

@@ -6,7 +6,7 @@
 
 #include "headroom/eval/check.hpp"
 #include "device_gate.hpp"
-#include "phase_trace.hpp"
+#include "headroom/util/phase_trace.hpp"
 
 namespace headroom::eval {
 
@@ -43,7 +43,7 @@ bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vecto
   bool ok = true;
   auto quiet = host_work();  // on every core: not while another lane measures (device_gate.hpp)
   for (std::size_t i = 0; i < ref.size(); ++i) {
-    phase_trace trace("compare");
+    util::phase_trace trace("compare");
     tensor_check c = compare(ref[i], got[i]);
     j.e.errors.normwise_error = std::max(j.e.errors.normwise_error, c.normwise_error);
     j.e.errors.max_abs_error = std::max(j.e.errors.max_abs_error, c.max_abs_error);

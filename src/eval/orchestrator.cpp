@@ -26,8 +26,9 @@
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 #include "headroom/util/sha256.hpp"
+#include "candidate_sandbox.hpp"
 #include "device_gate.hpp"
-#include "phase_trace.hpp"
+#include "headroom/util/phase_trace.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -137,6 +138,12 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   payload_pool().set_limit(static_cast<std::size_t>(std::max<std::uint64_t>(o.memory_budget, 1ull << 30)) *
                            static_cast<std::size_t>(std::max(1, o.lanes)));
 
+  // Candidates run isolated (docs/eval.md, "Sandbox"): refused here when this machine cannot.
+  if (o.sandbox) {
+    require_sandbox(o);
+    o.sandbox_roots = sandbox_roots(o.python);
+  }
+
   // What is left to do: the store already has the rest (an interrupted run continues).
   std::vector<evaluation> results;
   std::vector<const eval_job*> todo;
@@ -189,18 +196,23 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
         const candidate_spec& c = *unique[i];
         if (c.text.find("load_inline") == std::string::npos && c.text.find("cpp_extension") == std::string::npos)
           continue;  // nothing to build
-        session s(o, "cpu", "compile-" + c.hash.substr(0, 16), env);
+        if (compiled_already(o, c)) continue;
+        std::optional<sandbox::policy> isolation;
+        if (o.sandbox) isolation = candidate_policy(o, "cpu", c, true, env);
+        session s(o, "cpu", "compile-" + c.hash.substr(0, 16), env, std::move(isolation));
         s.hello(o.load_timeout);
         answer a = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
-                                     json_string(std::filesystem::absolute(c.path).string()),
-                                     json_string((o.cache / "ext" / c.hash).string())),
+                                     json_string(candidate_import_path(o, c)), json_string(candidate_build_path(o, c))),
                          {}, o.compile_timeout);
-        if ((a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
-            a.failure == worker_failure::timeout) {
+        bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
+                      a.failure == worker_failure::timeout;
+        if (failed) {
           std::lock_guard lock(m);
           compile_failures[c.hash] = a;
         }
+        // A sandboxed build is copied out of the sandbox as its worker exits.
         s.stop();
+        if (!failed && a.failure == worker_failure::none && a.ok) mark_compiled(o, c, s.env());
       }
     };
     std::vector<std::thread> pool;
@@ -249,7 +261,8 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
         // trials; measurements wait for it (session_start).
         auto start_worker = [&](std::size_t k) -> std::unique_ptr<session_start> {
           if (k >= group.size() || compile_failures.count(group[k]->candidate.hash)) return nullptr;
-          return std::make_unique<session_start>(o, device, candidate_label(group[k]->candidate, group[k]->problem));
+          return std::make_unique<session_start>(o, device, candidate_label(group[k]->candidate, group[k]->problem), true,
+                                                 candidate_isolation(o, device, group[k]->candidate));
         };
         std::unique_ptr<session_start> pending;
         auto wait_for_pending = [&] {
@@ -277,7 +290,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             if (!ref) {
               pending = start_worker(k);
               {
-                phase_trace trace("prepare_reference");
+                util::phase_trace trace("prepare_reference");
                 std::unique_ptr<session> started = next_reference ? next_reference->take() : nullptr;
                 next_reference.reset();
                 ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started));
@@ -287,13 +300,13 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
                 audit_line = std::async(audit_beside ? std::launch::async : std::launch::deferred,
                                         [&problem = j->problem, &data = *ref] {
                                           auto quiet = host_work();  // not while a lane measures
-                                          phase_trace trace("audit");
+                                          util::phase_trace trace("audit");
                                           return audit_json(audit_reference(problem.id, data));
                                         });
                 if (!audit_beside) append_audit();
               }
             }
-            phase_trace trace("evaluate_candidate");
+            util::phase_trace trace("evaluate_candidate");
             std::unique_ptr<session> started = pending ? pending->take() : nullptr;
             pending = ref->error.empty() ? start_worker(k + 1) : nullptr;
             if (k + 1 == group.size()) {  // the problem's last candidate: start the next problem's reference
@@ -306,7 +319,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
           e.env.device = device;
           if (audit_line.valid()) append_audit();
           std::lock_guard lock(result_mutex);
-          phase_trace trace("store");
+          util::phase_trace trace("store");
           store.put(e);
           int n = ++done;
           results.push_back(e);

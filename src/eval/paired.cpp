@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "headroom/eval/timing_stats.hpp"
+#include "headroom/worker/timing_stats.hpp"
 
 namespace headroom::eval {
 
@@ -75,14 +75,14 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
   }
   if (sides) {
     // Each side: its median device cost, or its least host time where that is longer (paired.hpp).
-    auto cost = [&](int k) { return std::max(median_of(device[k]), *std::min_element(host[k].begin(), host[k].end())); };
+    auto cost = [&](int k) { return std::max(worker::median_of(device[k]), *std::min_element(host[k].begin(), host[k].end())); };
     p.speedup = cost(1) / cost(0);
     p.by_sides = true;
   } else {
     // The side that goes second can be slower by itself (on the 2-core CPU machine, by ~30%: the
     // first side's threads still spinning): the two orders' medians, combined geometrically, cancel
     // that, and each median still outlasts a turn or two in a spell of slow host.
-    const double first = median_of(by_order[0]), second = median_of(by_order[1]);
+    const double first = worker::median_of(by_order[0]), second = worker::median_of(by_order[1]);
     p.speedup = by_order[1].empty() ? first : by_order[0].empty() ? second : std::sqrt(first * second);
   }
   const auto [lo, hi] = std::minmax_element(p.ratios.begin(), p.ratios.end());

@@ -8,7 +8,8 @@
 #include <fmt/format.h>
 
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/timing_stats.hpp"
+#include "headroom/eval/speed_of_light.hpp"
+#include "headroom/worker/timing_stats.hpp"
 #include "headroom/util/json.hpp"
 #include "session.hpp"
 

@@ -9,11 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "candidate_sandbox.hpp"
 #include "device_gate.hpp"
+#include "headroom/sandbox/freeze.hpp"
 #include "headroom/eval/buffer_pool.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
-#include "phase_trace.hpp"
+#include "headroom/util/phase_trace.hpp"
 
 namespace headroom::eval {
 
@@ -27,7 +29,7 @@ std::string iso_now() {
 }
 
 session::session(const eval_options& options, const std::string& device, const std::string& label,
-                 const std::map<std::string, std::string>& env)
+                 const std::map<std::string, std::string>& env, std::optional<sandbox::policy> isolation)
     : device_(device), poison_allocator_(options.poison_allocator.string()) {
   worker_launch launch;
   launch.worker = options.worker;
@@ -37,6 +39,12 @@ session::session(const eval_options& options, const std::string& device, const s
   for (const auto& [k, v] : env) launch.env[k] = v;
   launch.env["PYTHONDONTWRITEBYTECODE"] = "1";
   launch.env["PYTHONUNBUFFERED"] = "1";
+  if (isolation) {
+    launch.isolation = std::move(isolation);
+    launch.sandbox = options.sandbox_exe;
+    launch.worker_inside = sandbox_worker_path;
+    if (!poison_allocator_.empty()) poison_allocator_ = sandbox_poison_path;
+  }
   process_ = std::make_unique<worker_process>(launch);
 }
 
@@ -69,12 +77,15 @@ static answer to_answer(worker_reply r) {
 
 answer session::ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
                     std::chrono::seconds timeout) {
-  phase_trace trace(eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
+  util::phase_trace trace(util::eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
   auto take = [](std::uint64_t bytes) { return bytes ? payload_pool().take(bytes) : std::vector<std::byte>(); };
   // Other evaluations on this device (--lanes) wait while this one measures, and it waits for their
   // requests in flight; so do those on the host's other devices (host_gate). The request's timeout
   // starts once the gates are passed. Always the host's gate first, then the device's.
   gate_pass gates = pass_gates(fields, device_);
+  // Nothing of another candidate runs while this request measures: every other sandbox is stopped.
+  std::optional<sandbox::freeze_others> frozen;
+  if (gate_use_of(fields) == gate_use::exclusive) frozen.emplace(process_.get());
   return to_answer(process_->request("{" + fields + "}", payload, timeout, take));
 }
 
@@ -116,8 +127,8 @@ answer session::hello(std::chrono::seconds timeout, bool warm_record) {
 // thread that forked it ends (prctl PR_SET_PDEATHSIG), so it must be the long-lived evaluation
 // thread, not the helper thread that only waits for the greeting.
 session_start::session_start(const eval_options& options, const std::string& device, const std::string& label,
-                             bool warm_record) {
-  auto s = std::make_unique<session>(options, device, label, std::map<std::string, std::string>{});
+                             bool warm_record, std::optional<sandbox::policy> isolation) {
+  auto s = std::make_unique<session>(options, device, label, std::map<std::string, std::string>{}, std::move(isolation));
   auto timeout = options.load_timeout;
   started_ = std::async(std::launch::async, [s = std::move(s), timeout, warm_record]() mutable {
     s->hello(timeout, warm_record);

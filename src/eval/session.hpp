@@ -14,10 +14,15 @@
 #include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
 #include "headroom/eval/tensor.hpp"
-#include "headroom/eval/worker_process.hpp"
+#include "headroom/sandbox/worker_process.hpp"
 #include "tensor_wire.hpp"
 
 namespace headroom::eval {
+
+using sandbox::worker_failure;
+using sandbox::worker_process;
+using sandbox::worker_launch;
+using sandbox::worker_reply;
 
 struct answer {
   worker_failure failure = worker_failure::none;
@@ -38,8 +43,10 @@ std::string describe(const answer& a);
 
 class session {
  public:
+  // isolation: a candidate's worker runs in this sandbox (candidate_sandbox.hpp); the reference's
+  // and the harness's own workers run without.
   session(const eval_options& options, const std::string& device, const std::string& label,
-          const std::map<std::string, std::string>& env);
+          const std::map<std::string, std::string>& env, std::optional<sandbox::policy> isolation = std::nullopt);
   // Starts the worker on its device; throws input_error when Python or PyTorch cannot be started
   // there (a problem of the installation, not of any candidate).
   // warm_record false: a worker that will never record operators skips the record's warm-up.
@@ -70,7 +77,7 @@ class session {
 class session_start {
  public:
   session_start(const eval_options& options, const std::string& device, const std::string& label,
-                bool warm_record = true);
+                bool warm_record = true, std::optional<sandbox::policy> isolation = std::nullopt);
   ~session_start();
   session_start(const session_start&) = delete;
   session_start& operator=(const session_start&) = delete;

@@ -16,6 +16,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 common=(--device cpu --python "$python" --cache "$work/cache" --max-time 0.5 --min-samples 5 --run-timeout 20 --no-compile-baseline)
 manifest="$src/suites/adversarial/manifest.toml"
 
+# The judge's environment holds a "secret" that no candidate may see (sandbox_escape_host checks).
+export HEADROOM_TEST_CANARY=judge-only
+
 # An interrupted run: stop it after a few evaluations are stored...
 "$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" --audit-to "$work/audit.jsonl" \
   >"$work/first.txt" 2>"$work/first.err" &
@@ -55,6 +58,54 @@ verdict() { sqlite3 "$work/r.sqlite" "select verdict from evaluations where cand
 [[ $(verdict hang_forever.py) == timeout ]] || fail "a hang was not a timeout"
 [[ $(verdict crash_abort.py) == crash ]] || fail "an abort was not a crash"
 [[ $(verdict relu_ext.py) == correct ]] || fail "the correct C++ extension was not correct"
+
+# The sandbox's cases left nothing behind: the store still says what the judge said (the tampering
+# candidate's processes died with its evaluation), no process it started is alive, and the 3 GiB log
+# was capped.
+sleep 1
+[[ $(verdict sandbox_db_tamper.py) == incorrect ]] || fail "the results store was rewritten by a candidate"
+[[ $(sqlite3 "$work/r.sqlite" "select count(*) from evaluations where speedup >= 999") == 0 ]] || fail "a forged speedup in the store"
+pgrep -f "headroom-outlive-[c]anary" >/dev/null && fail "a candidate's process outlived its evaluation"
+flood_log=$(grep -l "bytes of output dropped" "$work"/cache/logs/candidate-*.log | head -1)
+[[ -n $flood_log ]] || fail "no log says its output was capped"
+(( $(stat -c %s "$flood_log") < 9 * 1024 * 1024 )) || fail "a capped log holds $(stat -c %s "$flood_log") bytes"
+grep -q "3221225472 bytes of output dropped\|32[0-9]\{8\} bytes of output dropped" "$flood_log" || fail "the dropped bytes were not counted: $(grep dropped "$flood_log")"
+
+# Without the sandbox the same attacks work: the cases are real. (Only those harmless to this
+# machine: they look, they do not touch.)
+for c in sandbox_network sandbox_escape_host sandbox_other_builds; do
+  "$headroom" eval "$src/suites/adversarial/problems/relu.py" --candidates "$src/suites/adversarial/candidates/$c.py" \
+    --no-sandbox --no-timing --trials 1 --device cpu --python "$python" --cache "$work/cache" --db "$work/unsandboxed.sqlite" \
+    >/dev/null 2>&1
+  got=$(sqlite3 "$work/unsandboxed.sqlite" "select verdict || ' ' || reasons from evaluations where candidate_path like '%/$c.py'")
+  [[ $got == runtime_error*"sandbox escape"* ]] || fail "$c without the sandbox: expected its escape to show, got: $got"
+done
+pkill -f "headroom-outlive-[c]anary"
+
+# As an unprivileged user (the sandbox then nests user namespaces): a copy of the binaries and of
+# some cases, readable by anyone, and a cache that user owns.
+if [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null; then
+  u="$work/unprivileged"
+  mkdir -p "$u/bin" "$u/suite/problems" "$u/suite/candidates" "$u/cache"
+  cp "$headroom" "$worker" "$(dirname "$headroom")/headroom-sandbox" "$u/bin/"
+  [[ -d $(dirname "$headroom")/../lib ]] && cp -r "$(dirname "$headroom")/../lib" "$u/"
+  cp "$src/suites/adversarial/problems/relu.py" "$u/suite/problems/"
+  : >"$u/suite/manifest.toml"
+  for c in sandbox_kill_parent sandbox_escape_host sandbox_read_memory sandbox_network sandbox_fork_bomb \
+           sandbox_ptrace_reference relu_ext; do
+    cp "$src/suites/adversarial/candidates/$c.py" "$u/suite/candidates/"
+    flags='["torch_fallback"]'; [[ $c == relu_ext ]] && flags='[]'
+    printf '[[case]]\nname = "%s"\nproblem = "problems/relu.py"\ncandidate = "candidates/%s.py"\nexpect = "correct"\nreasons = %s\n\n' \
+      "$c" "$c" "$flags" >>"$u/suite/manifest.toml"
+  done
+  chmod -R a+rX "$work"
+  chown -R 65534:65534 "$u/cache"
+  (cd "$u/cache" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$u/cache" HEADROOM_TEST_CANARY=judge-only \
+      "$u/bin/headroom" eval --suite "$u/suite/manifest.toml" --device cpu --python "$python" --cache "$u/cache/c" \
+      --db "$u/cache/r.sqlite" --no-timing --trials 2) >"$work/unprivileged.txt" 2>&1 ||
+    fail "as an unprivileged user: $(tail -20 "$work/unprivileged.txt")"
+  pgrep -f "headroom-outlive-[c]anary" >/dev/null && fail "a candidate's process outlived its evaluation (unprivileged)"
+fi
 
 # The audit that came with the run: every problem whose reference was prepared rejects every fake.
 python3 - "$work/audit.jsonl" <<'PY' || fail "eval --audit-to: $(cat "$work/audit.jsonl")"

@@ -22,6 +22,14 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
                   "interpreter headroom was built against)");
   o.cache = ".headroom-cache";
   sub->add_option("--cache", o.cache, "Build folders (one per candidate hash) and worker logs (default .headroom-cache)");
+  sub->add_flag("!--no-sandbox", o.sandbox,
+                "Run candidates without isolation (only for code you trust, on a machine that cannot sandbox: "
+                "`headroom-sandbox --check` says why). By default every candidate process runs in its own pid, mount, "
+                "network, ipc and uts namespaces as an unprivileged user with a system-call filter and limits, and "
+                "sees only its own files (docs/eval.md, \"Sandbox\")");
+  sub->add_option("--sandbox-bind", o.sandbox_binds,
+                  "A host folder candidates may read (repeatable), beyond the system, the Python environment and "
+                  "their own files");
   sub->add_option("--trials", o.trials, "Correctness trials: seeds and input distributions (default 4)")->check(CLI::Range(1, 64));
   sub->add_option("--seed", o.seed, "Run seed (default: random, so no candidate can predict its inputs)");
   sub->add_option("--memory-budget", e.memory_budget_gib,
@@ -102,6 +110,16 @@ void finish_eval_options(eval_cli& e) {
     throw input_error(fmt::format("{} not found: this headroom was built without an embeddable Python "
                                   "(install libpython3-dev and rebuild), or set HEADROOM_WORKER",
                                   o.worker.string()));
+  if (const char* sb = std::getenv("HEADROOM_SANDBOX"); sb && *sb) o.sandbox_exe = sb;
+  else o.sandbox_exe = bin / "headroom-sandbox";
+  if (o.sandbox && !std::filesystem::is_regular_file(o.sandbox_exe, ec))
+    throw input_error(fmt::format("{} not found (set HEADROOM_SANDBOX, or --no-sandbox for trusted candidates only)",
+                                  o.sandbox_exe.string()));
+  for (std::string& b : o.sandbox_binds) {
+    auto p = std::filesystem::absolute(b);
+    if (!std::filesystem::is_directory(p, ec)) throw input_error(fmt::format("--sandbox-bind {}: not a folder", b));
+    b = p.string();
+  }
   auto alloc = bin / ".." / "lib" / "libheadroom_poison_alloc.so";
   if (std::filesystem::is_regular_file(alloc, ec)) o.poison_allocator = std::filesystem::weakly_canonical(alloc, ec);
   o.cache = std::filesystem::absolute(o.cache);

@@ -3,6 +3,7 @@
 // runs folders as they are), a problem's own reference as a candidate, and suites with expected
 // verdicts (suites/adversarial/manifest.toml).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct suite_case {
   verdict expect = verdict::correct;
   std::vector<std::string> reasons;
   std::vector<std::string> devices;  // "cpu", "cuda"
+  // The speedup must stay below this (a candidate slower than the reference that games its timing
+  // would come out faster); unset: no bound. Applies only when the evaluation was timed.
+  std::optional<double> max_speedup;
   eval_job job;
 };
 

@@ -43,6 +43,13 @@ struct eval_options {
   std::filesystem::path worker;   // headroom-worker
   std::filesystem::path poison_allocator;  // libheadroom_poison_alloc.so (GPU)
   std::filesystem::path cache;    // build folders and worker logs
+  // Every candidate process runs isolated by headroom-sandbox (docs/eval.md, "Sandbox"); false only
+  // with --no-sandbox, for trusted candidates on a machine that cannot isolate.
+  bool sandbox = true;
+  std::filesystem::path sandbox_exe;          // headroom-sandbox
+  std::vector<std::string> sandbox_binds;     // more host folders a candidate may read (--sandbox-bind)
+  std::vector<std::string> sandbox_roots;     // found once per run (candidate_sandbox.hpp)
+  std::uint64_t sandbox_scratch_bytes = 2ull << 30;  // each of /tmp and a build folder being made
   int trials = 4;
   int timing_sets = 3;
   bool timing = true;

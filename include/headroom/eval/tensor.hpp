@@ -8,14 +8,16 @@
 #include <string_view>
 #include <vector>
 
+#include "headroom/util/dtype.hpp"
+
 namespace headroom::eval {
 
-enum class dtype : std::uint8_t { f64, f32, f16, bf16, i64, i32, i16, i8, u8, boolean };
-
-std::string_view dtype_name(dtype t);  // "float32", "bfloat16", "int64", "bool", ... (torch's names)
-std::optional<dtype> parse_dtype(std::string_view name);
-std::size_t dtype_size(dtype t);
-bool is_floating(dtype t);
+// The element types live in util (the worker shares them); the checker names them as its own.
+using headroom::dtype;
+using headroom::dtype_name;
+using headroom::dtype_size;
+using headroom::is_floating;
+using headroom::parse_dtype;
 
 struct tensor {
   dtype type = dtype::f32;

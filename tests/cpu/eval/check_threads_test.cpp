@@ -11,13 +11,13 @@
 #include <random>
 #include <vector>
 
-#include "eval/parallel.hpp"
+#include "headroom/util/parallel.hpp"
 #include "headroom/eval/check.hpp"
 
 namespace {
 
 using namespace headroom::eval;
-using headroom::eval::detail::chunk_elements;
+using headroom::util::chunk_elements;
 
 // Three chunks and an odd tail: every chunk boundary and a partial last chunk are crossed.
 constexpr std::size_t odd_size = 3 * chunk_elements + 4097;

@@ -1,0 +1,25 @@
+#pragma once
+// Nothing of a candidate runs while something else is measured (docs/eval.md, "Sandbox"): for the
+// life of a freeze_others, every isolated worker of this process but the measured one is stopped,
+// its whole sandbox with it (a candidate's background processes included). Workers started or ended
+// meanwhile wait until it is over.
+#include <vector>
+
+#include "headroom/sandbox/worker_process.hpp"
+
+namespace headroom::sandbox {
+
+class freeze_others {
+ public:
+  explicit freeze_others(const worker_process* measured);
+  ~freeze_others();
+  freeze_others(const freeze_others&) = delete;
+  freeze_others& operator=(const freeze_others&) = delete;
+  // How many sandboxes were frozen.
+  std::size_t count() const { return frozen_.size(); }
+
+ private:
+  std::vector<worker_process*> frozen_;
+};
+
+}  // namespace headroom::sandbox

@@ -1,0 +1,74 @@
+#pragma once
+// The worker's view of the device it evaluates on: memory it owns, copies, synchronisation, the L2
+// flush and the clocks. Two implementations: the host's (src/worker/host_device.cpp: everything is
+// host memory and the host clock) and a CUDA GPU's (src/cuda/cuda_device.cpp, built when the CUDA
+// toolkit is found). make_device picks one by name.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace headroom::worker {
+
+class device {
+ public:
+  virtual ~device() = default;
+  virtual bool is_cuda() const = 0;
+  virtual int index() const = 0;
+
+  // Memory the worker owns (inputs it hands to PyTorch through DLPack). Freed with release().
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* p) = 0;
+  virtual void copy_to_device(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* host_dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy_on_device(void* dst, const void* src, std::size_t bytes) = 0;
+  // Whether memory the worker owns holds the same bytes as `host` (inputs unmodified by a call).
+  virtual bool equals_host(const void* src, const void* host, std::size_t bytes) = 0;
+
+  // The stream PyTorch launches on (from torch.cuda.current_stream); 0 is the legacy default stream.
+  virtual void set_stream(std::uintptr_t stream) = 0;
+  virtual void synchronize() = 0;
+  // Evicts the caches before a sample.
+  virtual void flush_caches() = 0;
+
+  // A timed region: start_timer(), the call, call_returned(), stop_timer(). The wall clock runs from
+  // before the call to after a device-wide synchronisation; the tail from the timed stream's end to
+  // the device's.
+  //
+  // hold (CUDA): the stream is held at a gate from before the start event until the call has
+  // returned, as nvbench's blocking kernel does, so the call's launches queue up and the events
+  // measure device time only, not the host's dispatch of `forward`. A call that waits for its own
+  // stream (a synchronisation, .item()) would wait for the gate: after `hold_timeout_ms` a watchdog
+  // opens it and the sample says so.
+  virtual void start_timer(bool hold = false) = 0;
+  virtual void call_returned() = 0;
+  struct times {
+    double event_ms;   // on the timed stream (the host clock on the CPU)
+    double wall_ms;    // start of the call to the device-wide synchronisation after it
+    double host_ms;    // the call itself on the host
+    double tail_ms;    // from the timed stream's end to the device's (work left on other streams)
+    bool held;         // the launches were held (event_ms is device time only)
+    bool hold_timed_out;
+  };
+  virtual times stop_timer() = 0;
+  static constexpr double hold_timeout_ms = 500;
+  // How launches are held: "stream wait", "host function" (the fallback), "" before the first hold.
+  virtual std::string hold_mechanism() const = 0;
+
+  // Measured copy bandwidth (bytes read + written per second); 0 on the CPU.
+  virtual double copy_bandwidth() = 0;
+  virtual std::string driver_version() = 0;
+  virtual std::string runtime_version() = 0;
+  virtual std::string clocks() = 0;
+  // The SM clock now and its maximum, in MHz; 0 when unknown (the CPU, no NVML).
+  virtual unsigned sm_clock_mhz() = 0;
+  virtual unsigned sm_clock_max_mhz() = 0;
+};
+
+// "cpu" or "cuda:N". A CUDA name in a build without CUDA throws std::runtime_error saying so.
+std::unique_ptr<device> make_device(const std::string& name);
+std::unique_ptr<device> make_host_device();
+
+double host_ms();
+
+}  // namespace headroom::worker

@@ -1,0 +1,17 @@
+#include <dlfcn.h>
+
+#include "worker/poison.hpp"
+
+namespace headroom::worker {
+
+cuda_poison::cuda_poison(const std::string& path) {
+  if (path.empty()) return;
+  // RTLD_GLOBAL and the same path: PyTorch's dlopen of this library gets this very instance, so
+  // the poison byte set here is the one its allocations see.
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!h) return;
+  set_ = reinterpret_cast<void (*)(int)>(dlsym(h, "headroom_set_poison"));
+  failed_ = reinterpret_cast<unsigned long long (*)()>(dlsym(h, "headroom_failed_allocations"));
+}
+
+}  // namespace headroom::worker
