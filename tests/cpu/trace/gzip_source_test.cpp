@@ -2,7 +2,6 @@
 // events as the plain JSON, concatenated members as one stream, padding ignored, a cut or a
 // corrupt stream keeping what decoded and saying what was lost.
 #include <unistd.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,9 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "headroom/trace/kineto.hpp"
+#include "kineto_test_util.hpp"
 
 namespace headroom::trace {
 namespace {
+
+using testing::gzip;
 
 std::string events(int from, int to) {
   std::string json;
@@ -25,20 +27,6 @@ std::string events(int from, int to) {
                         i == from ? "" : ",\n", i % 97, 10 * i + 1, i + 1);
   }
   return json;
-}
-
-std::string gzip(const std::string& text) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 bool warned(const trace& t, std::string_view prefix) {

@@ -3,7 +3,6 @@
 // and pipes read as files.
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,9 +16,12 @@
 #include "headroom/trace/reader.hpp"
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
+#include "kineto_test_util.hpp"
 
 namespace headroom::trace {
 namespace {
+
+using testing::gzip;
 
 using ::testing::HasSubstr;
 
@@ -31,20 +33,6 @@ std::string kineto(int kernels, const std::string& name = "k") {
                         i ? ",\n" : "", name, i, 10 * i + 1, i + 1);
   }
   return json + "]}";
-}
-
-std::string gzip(const std::string& text) {
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 class ReadTraces : public ::testing::Test {
