@@ -88,8 +88,12 @@ window whole_window(const trace::trace& t, const timeline& tl) {
   if (tl.activities.empty()) return w;
   w.start = t.activities[tl.activities.front()].start;
   w.end = w.start;
-  for (auto i : tl.activities) w.end = std::max(w.end, t.activities[i].end);
+  std::uint32_t last = tl.activities.front();
+  for (auto i : tl.activities) {
+    if (t.activities[i].end > w.end) w.end = t.activities[i].end, last = i;
+  }
   w.description = "whole span of the timeline (first activity start to last activity end)";
+  w.boundaries = {{tl.activities.front(), false}, {last, true}};
   return w;
 }
 
@@ -109,6 +113,9 @@ std::optional<window> repeating_unit_window(const trace::trace& t, const timelin
   w.end = t.activities[kernels[unit->first + static_cast<std::size_t>(unit->units) * unit->period]].start;
   w.steps = unit->units;
   w.skipped_warmup = unit->skipped;
+  for (int k = 0; k <= unit->units; ++k) {
+    w.boundaries.push_back({kernels[unit->first + static_cast<std::size_t>(k) * unit->period], false});
+  }
   std::string anchor(t.strings[unit->anchor]);
   if (anchor.size() > 60) anchor = anchor.substr(0, 57) + "...";
   w.description = fmt::format(
@@ -205,6 +212,18 @@ std::vector<kernel_row> top_rows(const trace::trace& t, const name_totals& names
 
 }  // namespace
 
+std::vector<std::int16_t> assign_groups(const trace::trace& t, const classify::classifier& c,
+                                       const std::vector<activity_group>& groups) {
+  activity_classes classes(t, c);
+  group_matcher matcher(t, groups);
+  std::vector<std::int16_t> out(t.activities.size(), -1);
+  if (groups.empty()) return out;
+  for (std::size_t i = 0; i < t.activities.size(); ++i) {
+    out[i] = static_cast<std::int16_t>(matcher.group_of(t.activities[i], classes.of(t.activities[i])));
+  }
+  return out;
+}
+
 analysis_report analyze(const trace::trace& t, const classify::classifier& c, const analyze_options& o) {
   analysis_report rep;
   rep.platform = t.platform;
@@ -230,6 +249,11 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
         w.end = first + o.window_end;
         w.description = fmt::format("explicit window +{} to +{} from the trace's first activity",
                                     offset_text(o.window_start), offset_text(o.window_end));
+        if (!tl.activities.empty()) {
+          const auto a = first_starting_at(t, tl, w.start);
+          const auto b = last_ending_by(t, tl, w.end);
+          if (t.activities[a].start < w.end && t.activities[b].end > t.activities[a].start) w.boundaries = {{a, false}, {b, true}};
+        }
         break;
       case window_mode::steady_state:
         if (auto sw = steps->steady_window(tl, o.warmup_steps)) {

@@ -1,7 +1,7 @@
 #pragma once
 // The event stream's layout, shared by its writer and its reader (docs/event-stream.md is the
 // contract, and these constants must match it): magic, frame framing, record kinds and body
-// sizes, little-endian fields, the frame checksum.
+// sizes, little-endian fields, the checksums.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -35,7 +35,8 @@ static_assert(static_cast<int>(activity_kind::memset) == 2 && static_cast<int>(c
               static_cast<int>(range_kind::mark) == 3 && static_cast<int>(sync_kind::event_synchronize) == 0 &&
               static_cast<int>(sync_kind::stream_wait_event) == 1 &&
               static_cast<int>(sync_kind::stream_synchronize) == 2 &&
-              static_cast<int>(sync_kind::context_synchronize) == 3,
+              static_cast<int>(sync_kind::context_synchronize) == 3 &&
+              static_cast<int>(sync_kind::event_record) == 4,
               "the model's enums moved: map them explicitly and keep the stream's codes");
 inline constexpr std::size_t activity_body = 48;
 inline constexpr std::size_t geometry_body = 36;
@@ -44,6 +45,7 @@ inline constexpr std::size_t range_body = 28;
 inline constexpr std::size_t device_body = 28;
 inline constexpr std::size_t counter_body = 12;
 inline constexpr std::size_t synchronization_body = 48;
+inline constexpr std::size_t synchronization_body_with_record = 56;  // + u64 record correlation (docs/event-stream.md)
 
 // Little-endian by shifts, so the layout is the same on any host; compilers make these plain moves.
 template <typename T>

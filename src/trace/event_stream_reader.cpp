@@ -302,8 +302,9 @@ class stream_reader {
         y.thread = get<std::uint32_t>(b + 36);
         y.stream = get<std::int32_t>(b + 40);
         y.device = get<std::int16_t>(b + 44);
+        if (size >= synchronization_body_with_record) y.record_correlation = get<std::uint64_t>(b + 48);
         const auto k = get<std::uint8_t>(b + 46);
-        if (k > static_cast<std::uint8_t>(sync_kind::context_synchronize)) {
+        if (k > static_cast<std::uint8_t>(sync_kind::event_record)) {
           t_.warn("a synchronization of an unknown kind was skipped");
           return;
         }
@@ -369,7 +370,8 @@ class stream_reader {
         if (std::binary_search(launched.begin(), launched.end(), l.correlation)) t_.launches.push_back(l);
       }
     }
-    threads_of_synchronizations();
+    // CUPTI's synchronisation records name no thread, its event records no time; their calls do.
+    complete_synchronizations(t_);
     t_.dropped_records = counters_.dropped_records;
     if (counters_.untimed_records) {
       add_warning(fmt::format("{} activities without timestamps (the profiler could not collect them) were skipped",
@@ -382,23 +384,6 @@ class stream_reader {
     if (unknown_records_) {
       add_warning(fmt::format("{} records of kinds this build does not know (written by a newer headroom?) were skipped",
                               unknown_records_), 1);
-    }
-  }
-
-  // CUPTI's synchronisation records name no thread; the API call with the same correlation id does.
-  // Without api calls kept, the thread stays unknown (0).
-  void threads_of_synchronizations() {
-    if (t_.synchronizations.empty() || t_.api_calls.empty()) return;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> calls;  // correlation, thread
-    calls.reserve(t_.api_calls.size());
-    for (const auto& c : t_.api_calls) {
-      if (c.correlation != 0) calls.emplace_back(c.correlation, c.thread);
-    }
-    std::sort(calls.begin(), calls.end());
-    for (auto& y : t_.synchronizations) {
-      if (y.thread != 0 || y.correlation == 0) continue;
-      const auto it = std::lower_bound(calls.begin(), calls.end(), std::pair{y.correlation, std::uint32_t{0}});
-      if (it != calls.end() && it->first == y.correlation) y.thread = it->second;
     }
   }
 

@@ -203,7 +203,7 @@ bool event_stream_writer::add(const range& r) noexcept {
 
 bool event_stream_writer::add(const synchronization& y) noexcept {
   std::lock_guard lock(mutex_);
-  char* p = reserve_locked(rec_synchronization, synchronization_body);
+  char* p = reserve_locked(rec_synchronization, synchronization_body_with_record);
   if (!p) return false;
   p = put<std::int64_t>(p, y.start);
   p = put<std::int64_t>(p, y.end);
@@ -214,7 +214,8 @@ bool event_stream_writer::add(const synchronization& y) noexcept {
   p = put<std::int32_t>(p, y.stream);
   p = put<std::int16_t>(p, y.device);
   p = put<std::uint8_t>(p, static_cast<std::uint8_t>(y.kind));
-  put<std::uint8_t>(p, 0);
+  p = put<std::uint8_t>(p, 0);
+  put<std::uint64_t>(p, y.record_correlation);
   return end_record_locked();
 }
 

@@ -30,11 +30,18 @@ const std::vector<migration>& migrations() {
             "CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);"
             "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
       },
-      // v2 -> v3: a warning says whether input was lost (a v2 store cannot tell: none was).
+      // v2 -> v3: the cudaEventRecord call a synchronisation awaits (unknown in a v2 store), and the
+      // event_record kind (a v2 store has no such rows).
+      [](util::sqlite::database& db) {
+        db.exec(
+            "ALTER TABLE synchronizations ADD COLUMN record_correlation INTEGER NOT NULL DEFAULT 0;"
+            "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
+      },
+      // v3 -> v4: a warning says whether input was lost (an older store cannot tell: none was).
       [](util::sqlite::database& db) {
         db.exec(
             "ALTER TABLE warnings ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"
-            "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
+            "UPDATE headroom_meta SET value = '4' WHERE key = 'schema_version';");
       },
   };
   return steps;
@@ -239,10 +246,11 @@ class store_reader {
 
   void read_synchronizations() {
     static constexpr sync_kind kinds[] = {sync_kind::event_synchronize, sync_kind::stream_wait_event,
-                                          sync_kind::stream_synchronize, sync_kind::context_synchronize};
+                                          sync_kind::stream_synchronize, sync_kind::context_synchronize,
+                                          sync_kind::event_record};
     auto s = db_.prepare(
-        "SELECT start, end, process, thread, device, stream, context, event, correlation, kind FROM synchronizations "
-        "ORDER BY id");
+        "SELECT start, end, process, thread, device, stream, context, event, correlation, kind, record_correlation "
+        "FROM synchronizations ORDER BY id");
     while (s.step()) {
       synchronization y;
       y.start = s.int64(0);
@@ -255,6 +263,7 @@ class store_reader {
       y.event = s.int64(7);
       y.correlation = static_cast<std::uint64_t>(s.int64(8));
       y.kind = parse(path_, "synchronization kind", s.text(9), kinds);
+      y.record_correlation = static_cast<std::uint64_t>(s.int64(10));
       t_.synchronizations.push_back(y);
     }
   }

@@ -24,7 +24,7 @@ CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGE
 CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL, lost INTEGER NOT NULL);
-CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL);
+CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL, record_correlation INTEGER NOT NULL);
 )sql";
 
 // Built after the rows are in: one sort per index instead of a b-tree update per row.
@@ -158,7 +158,7 @@ void insert_rest(util::sqlite::database& db, const trace& t) {
     ranges.step();
   }
 
-  auto syncs = db.prepare("INSERT INTO synchronizations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  auto syncs = db.prepare("INSERT INTO synchronizations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   for (std::size_t i = 0; i < t.synchronizations.size(); ++i) {
     const auto& y = t.synchronizations[i];
     syncs.reset();
@@ -173,6 +173,7 @@ void insert_rest(util::sqlite::database& db, const trace& t) {
     syncs.bind(9, y.event);
     syncs.bind(10, as_int(y.correlation));
     syncs.bind(11, to_string(y.kind));
+    syncs.bind(12, as_int(y.record_correlation));
     syncs.step();
   }
 

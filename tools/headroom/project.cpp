@@ -1,8 +1,11 @@
 // headroom project TRACE...: what a kernel speedup buys end to end (Amdahl over the trace).
 #include "command.hpp"
 #include "trace_options.hpp"
+#include "headroom/project/replay_export.hpp"
+#include "headroom/project/replay_report.hpp"
 #include "headroom/project/what_if.hpp"
 #include "headroom/report/analysis_output.hpp"
+#include "headroom/report/replay_output.hpp"
 #include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
@@ -13,6 +16,8 @@ struct project_args : trace_args {
   std::vector<std::string> categories;
   std::vector<std::string> kernels;
   bool json = false;
+  bool replay = false;
+  std::string replay_trace;
 };
 
 constexpr const char* project_help = R"(Project the end-to-end speedup of faster kernels (Amdahl, per part).
@@ -23,9 +28,16 @@ window over the wall clock; parts combine term by term: S = 1 / (1 - sum f_i + s
 Categories of non-addressable kernels are allowed (what if cuBLAS got faster?). Parts that overlap
 in time on other streams make the bound optimistic; see docs/method.md.
 
+--replay also replays each step from the trace's launches, streams and synchronisations with those
+kernels shrunk, and prints per step the measured wall clock, the replay with nothing shrunk (its
+error against the measurement), the replay shrunk and Amdahl's figure beside it, with how much of
+Amdahl's saving overlap, launch-bound GPU idle and other idle take back (docs/method.md, "Replay").
+A trace without host activity (no launch calls) gets Amdahl's figure and a note saying so.
+
 Examples:
   headroom project trace.json.gz --speedup 1.5
-  headroom project trace.json.gz --category gemm=1.2 --kernel 'triton_.*=2' --speedup 1.1)";
+  headroom project trace.json.gz --category gemm=1.2 --kernel 'triton_.*=2' --speedup 1.1
+  headroom project trace.json.gz --speedup 2 --replay --replay-trace replayed.json)";
 
 int run_project(const project_args& a) {
   const auto o = to_analyze_options(a);
@@ -38,12 +50,26 @@ int run_project(const project_args& a) {
   const auto classifier = classify::classifier::with_user_rules(a.rules);
   // Opened first: a target that cannot be written is refused before a long read.
   util::output_file file(a.output, a.traces);
-  trace::read_options read;
+  std::ostream& out = file.stream();
+  trace::read_options read;  // every runtime and driver call whole, as the replay needs them
+  if (a.replay || !a.replay_trace.empty()) {
+    const auto trace = read_inputs(a, read);
+    const auto p = project::project_replay(trace, classifier, o, rules);
+    if (!a.replay_trace.empty() && p.support.has_host_activity) {
+      project::write_replay_chrome_trace(trace, p.graph, p.shrunk_timeline, p.shrink, a.replay_trace, a.traces);
+    }
+    if (a.json) {
+      report::write_json(out, p);
+    } else {
+      report::write_console(out, p);
+    }
+    file.commit();
+    return 0;
+  }
   read.launch_pairs_for_json = true;
   const auto trace = read_inputs(a, read);
   const auto p = project::project_amdahl(trace, classifier, o, rules);
 
-  std::ostream& out = file.stream();
   if (a.json) {
     report::write_json(out, p);
   } else {
@@ -65,6 +91,9 @@ const command_registration registration{{"project", 40, [](CLI::App& app) -> std
   sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('triton_.*=2')")
       ->allow_extra_args(false);
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_flag("--replay", args->replay, "also replay each step with the kernels shrunk (launches, streams, synchronisations)");
+  sub->add_option("--replay-trace", args->replay_trace,
+                  "with --replay: write the measured and the replayed (shrunk) timelines to FILE as Chrome/Perfetto JSON");
   return [args] { return run_project(*args); };
 }}};
 

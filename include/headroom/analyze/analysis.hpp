@@ -89,4 +89,9 @@ struct analysis_report {
 
 analysis_report analyze(const trace::trace& t, const classify::classifier& c, const analyze_options& o);
 
+// The group (index into `groups`) each activity belongs to, -1 for none: the first group that takes
+// it, as analyze() measures them. Throws input_error on a bad name pattern.
+std::vector<std::int16_t> assign_groups(const trace::trace& t, const classify::classifier& c,
+                                        const std::vector<activity_group>& groups);
+
 }  // namespace headroom::analyze

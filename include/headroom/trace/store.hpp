@@ -7,7 +7,7 @@
 
 namespace headroom::trace {
 
-inline constexpr int store_schema_version = 3;
+inline constexpr int store_schema_version = 4;
 
 // Writes `t` as a store: the bytes of the SQLite file, into `out` (a util::output_file's stream).
 void write_store(const trace& t, std::ostream& out);
