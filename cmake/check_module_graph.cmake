@@ -2,11 +2,9 @@
 #   - "headroom/<d>/..." (a public header) only for d the including module's own or one it lists;
 #   - a private header (anything under src/) only from its own module, never from a public header.
 # Run by the build (target module_graph): cmake -DSOURCE_DIR=... -DMODULES=a,b -DDEPS_<m>=a,b
-# -DEXCEPTIONS="FILE -> HEADER,..." -P check_module_graph.cmake. Prints every violation, then fails
-# if any.
+# -P check_module_graph.cmake. Prints every violation, then fails if any.
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "," ";" MODULES "${MODULES}")
-string(REPLACE "," ";" EXCEPTIONS "${EXCEPTIONS}")
 foreach(m IN LISTS MODULES)
   string(REPLACE "," ";" DEPS_${m} "${DEPS_${m}}")
 endforeach()
@@ -40,9 +38,6 @@ foreach(f IN LISTS files)
   file(STRINGS ${SOURCE_DIR}/${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<][^\">]+[\">]")
   foreach(line IN LISTS includes)
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">].*" "\\1" header "${line}")
-    if("${f} -> ${header}" IN_LIST EXCEPTIONS)
-      continue()
-    endif()
     if(header MATCHES "^headroom/([^/]+)/")
       set(d ${CMAKE_MATCH_1})
       if(NOT d STREQUAL m AND NOT d IN_LIST DEPS_${m})

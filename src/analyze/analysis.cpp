@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "headroom/analyze/activity_classes.hpp"
+#include "headroom/analyze/attribution.hpp"
 #include "headroom/analyze/intervals.hpp"
 #include "headroom/analyze/steps.hpp"
 #include "headroom/analyze/timeline.hpp"
@@ -134,7 +135,7 @@ void add(busy_share& into, const busy_share& from) {
 }
 
 timeline_report measure(const trace::trace& t, const timeline& tl, const window& w, activity_classes& classes,
-                        group_matcher& groups, std::size_t group_count, name_totals& names) {
+                        group_matcher& groups, std::size_t group_count, name_totals& names, bool attribute) {
   timeline_report r;
   r.process = tl.process;
   r.device = tl.device;
@@ -150,6 +151,9 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
   std::array<running_union, classify::category_count> by_cat;
   std::array<running_union, classify::provenance_count> by_prov;
   std::vector<running_union> by_group(group_count);
+  constexpr std::size_t class_count = std::size_t{classify::provenance_count} * classify::category_count;
+  std::optional<running_attribution> attribution;
+  if (attribute) attribution.emplace(class_count);
 
   for (auto i : tl.activities) {
     const auto& a = t.activities[i];
@@ -166,6 +170,7 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
     r.by_category[cat].sum += len;
     ++r.by_category[cat].count;
     by_prov[prov].add(c);
+    if (attribution) attribution->add(c, prov * classify::category_count + cat);
     r.by_provenance[prov].sum += len;
     ++r.by_provenance[prov].count;
     if (group_count > 0) {
@@ -190,6 +195,10 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
   for (std::size_t i = 0; i < by_cat.size(); ++i) r.by_category[i].busy = by_cat[i].length();
   for (std::size_t i = 0; i < by_prov.size(); ++i) r.by_provenance[i].busy = by_prov[i].length();
   for (std::size_t i = 0; i < group_count; ++i) r.groups[i].busy = by_group[i].length();
+  if (attribution) {
+    const auto given = attribution->finish();
+    for (std::size_t i = 0; i < class_count; ++i) r.attributed[i / classify::category_count][i % classify::category_count] = given[i];
+  }
   return r;
 }
 
@@ -268,7 +277,7 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
         break;
     }
     name_totals names;
-    auto r = measure(t, tl, w, classes, groups, o.groups.size(), names);
+    auto r = measure(t, tl, w, classes, groups, o.groups.size(), names, o.attribute_wall_clock);
     r.top_kernels = top_rows(t, names, c, r.wall, o.top_kernels);
     for (const auto& [id, n] : names) {
       auto& into = all_names[id];
@@ -296,6 +305,9 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
     for (std::size_t i = 0; i < r.by_category.size(); ++i) add(tot.by_category[i], r.by_category[i]);
     for (std::size_t i = 0; i < r.by_provenance.size(); ++i) add(tot.by_provenance[i], r.by_provenance[i]);
     for (std::size_t i = 0; i < r.groups.size(); ++i) add(tot.groups[i], r.groups[i]);
+    for (std::size_t p = 0; p < r.attributed.size(); ++p) {
+      for (std::size_t k = 0; k < r.attributed[p].size(); ++k) tot.attributed[p][k] += r.attributed[p][k];
+    }
   }
   tot.win.source = rep.timelines.empty() ? window_source::whole_span : rep.timelines.front().win.source;
   tot.win.description = fmt::format("sum of the {} timeline window{}", rep.timelines.size(), rep.timelines.size() == 1 ? "" : "s");

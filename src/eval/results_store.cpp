@@ -18,10 +18,10 @@
 
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
-#include "trace/sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::eval {
-namespace sqlite = headroom::trace::sqlite;
+namespace sqlite = headroom::util::sqlite;
 
 namespace {
 

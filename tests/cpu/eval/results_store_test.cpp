@@ -14,14 +14,14 @@
 #include "eval/results_rows.hpp"
 #include "headroom/eval/results_store.hpp"
 #include "headroom/util/error.hpp"
-#include "trace/sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 using namespace headroom;
 using eval::results_store;
 using eval::verdict;
 using headroom::test::row;
 using headroom::test::scratch_dir;
-namespace sqlite = headroom::trace::sqlite;
+namespace sqlite = headroom::util::sqlite;
 
 namespace {
 
