@@ -53,6 +53,17 @@ Examples:
   headroom project trace.json.gz --results kb.sqlite --source gpt-5/level1
   headroom project trace.json.gz --speedups data/results/published-figures.csv)";
 
+// The projection as JSON or a console table, made the output's content.
+template <class Projection> int write_projection(util::output_file& file, const Projection& p, bool json) {
+  if (json) {
+    report::write_json(file.stream(), p);
+  } else {
+    report::write_console(file.stream(), p);
+  }
+  file.commit();
+  return 0;
+}
+
 int run_measured(const project_args& a) {
   if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty()) {
     throw input_error("--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
@@ -68,14 +79,8 @@ int run_measured(const project_args& a) {
   util::output_file file(a.output, inputs);
   trace::read_options read;
   read.launch_pairs_for_json = true;
-  const auto p = project::project_measured(read_inputs(a, read), classifier, to_analyze_options(a), sources, jo);
-  if (a.json) {
-    report::write_json(file.stream(), p);
-  } else {
-    report::write_console(file.stream(), p);
-  }
-  file.commit();
-  return 0;
+  return write_projection(file, project::project_measured(read_inputs(a, read), classifier, to_analyze_options(a), sources, jo),
+                          a.json);
 }
 
 int run_project(const project_args& a) {
@@ -90,7 +95,6 @@ int run_project(const project_args& a) {
   const auto classifier = classify::classifier::with_user_rules(a.rules);
   // Opened first: a target that cannot be written is refused before a long read.
   util::output_file file(a.output, a.traces);
-  std::ostream& out = file.stream();
   trace::read_options read;  // every runtime and driver call whole, as the replay needs them
   if (a.replay || !a.replay_trace.empty()) {
     const auto trace = read_inputs(a, read);
@@ -98,25 +102,10 @@ int run_project(const project_args& a) {
     if (!a.replay_trace.empty() && p.support.has_host_activity) {
       project::write_replay_chrome_trace(trace, p.graph, p.shrunk_timeline, p.shrink, a.replay_trace, a.traces);
     }
-    if (a.json) {
-      report::write_json(out, p);
-    } else {
-      report::write_console(out, p);
-    }
-    file.commit();
-    return 0;
+    return write_projection(file, p, a.json);
   }
   read.launch_pairs_for_json = true;
-  const auto trace = read_inputs(a, read);
-  const auto p = project::project_amdahl(trace, classifier, o, rules);
-
-  if (a.json) {
-    report::write_json(out, p);
-  } else {
-    report::write_console(out, p);
-  }
-  file.commit();
-  return 0;
+  return write_projection(file, project::project_amdahl(read_inputs(a, read), classifier, o, rules), a.json);
 }
 
 const command_registration registration{{"project", 40, [](CLI::App& app) -> std::function<int()> {
