@@ -14,6 +14,46 @@
 #include "worker/thread_pin.hpp"
 
 namespace headroom::worker {
+namespace {
+
+// What a timing request asks besides its sets (docs/eval.md, "Timing").
+struct timing_settings {
+  stopping_rule rule;
+  int warmup = 0;
+  double check_bytes = 0;     // outputs sent back whole, at most about this many bytes
+  bool check_outputs = false;
+  // The CPU this thread runs the timed calls on (paired rounds put both workers on one); -1: any.
+  // The pin begins after the warm-up calls: a thread started while pinned would inherit the one CPU
+  // (the hold's watchdog, PyTorch's CPU thread pool and CUDA's threads start on first use).
+  std::int64_t cpu = -1;
+  // Every call gets fresh inputs (docs/eval.md, "Integrity inside the worker"): the parent names
+  // each call's input set and seed only when the call is about to run, and every floating input
+  // is the set's pristine copy with each element multiplied by a factor drawn from that seed.
+  // symmetric[m]: input m is n x n in its last two dims and symmetric (its factors are too).
+  std::vector<std::uint64_t> symmetric;
+  std::uint64_t sketch_seed = 0;  // nonzero: every kept call's outputs are sketched under it
+  // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
+  bool hold = false;
+};
+
+timing_settings read_timing_settings(simdjson::dom::element req, bool cuda) {
+  timing_settings t;
+  t.rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
+  t.rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
+  t.rule.max_seconds = req["max_seconds"].get_double().value();
+  t.rule.target_spread = req["target_spread"].get_double().value();
+  t.warmup = static_cast<int>(req["warmup"].get_int64().value());
+  t.check_bytes = static_cast<double>(req["check_bytes"].get_uint64().value());
+  t.check_outputs = req["check_outputs"].get_bool().value();
+  if (req["cpu"].get_int64().get(t.cpu)) t.cpu = -1;
+  if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
+    for (simdjson::dom::element x : sym) t.symmetric.push_back(x.get_uint64().value());
+  if (req["sketch_seed"].get_uint64().get(t.sketch_seed)) t.sketch_seed = 0;
+  if (cuda && req["hold"].get_bool().get(t.hold)) t.hold = false;
+  return t;
+}
+
+}  // namespace
 
 // kept_sets: time on the sets of this worker's previous timing request (the reference is timed
 // several ways on the same sets), not on the payload.
@@ -36,52 +76,22 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
     for (const meta& m : set) total += m.bytes;
   if (total != payload.size()) throw request_error("the timing sets' sizes do not add up to the payload");
   timing_sets_ = sets;
-  stopping_rule rule;
-  rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
-  rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
-  rule.max_seconds = req["max_seconds"].get_double().value();
-  rule.target_spread = req["target_spread"].get_double().value();
-  int warmup = static_cast<int>(req["warmup"].get_int64().value());
-  auto check_budget = static_cast<double>(req["check_bytes"].get_uint64().value());
-  bool check_outputs = req["check_outputs"].get_bool().value();
-  // cpu: the CPU this thread runs the timed calls on (paired rounds put both workers on one). The
-  // pin begins after the warm-up calls: a thread started while pinned would inherit the one CPU
-  // (the hold's watchdog, PyTorch's CPU thread pool and CUDA's threads start on first use).
-  std::int64_t cpu = -1;
-  if (req["cpu"].get_int64().get(cpu)) cpu = -1;
+  const timing_settings settings = read_timing_settings(req, dev_->is_cuda());
+  const stopping_rule& rule = settings.rule;
+  const int warmup = settings.warmup;
+  const double check_budget = settings.check_bytes;
+  const bool check_outputs = settings.check_outputs;
+  const std::int64_t cpu = settings.cpu;
+  const std::vector<std::uint64_t>& symmetric = settings.symmetric;
+  const std::uint64_t sketch_seed = settings.sketch_seed;
   std::optional<thread_pin> pin;
-
-  // Every call gets fresh inputs (docs/eval.md, "Integrity inside the worker"): the parent names
-  // each call's input set and seed only when the call is about to run, and every floating input
-  // is the set's pristine copy with each element multiplied by a factor drawn from that seed.
-  // symmetric[m]: input m is n x n in its last two dims and symmetric (its factors are too).
-  std::vector<std::uint64_t> symmetric;
-  if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
-    for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
-  std::uint64_t sketch_seed = 0;
-  if (req["sketch_seed"].get_uint64().get(sketch_seed)) sketch_seed = 0;
   pristine_sets pristine = upload_sets(sets, payload);
   auto release = [&] { release_sets(pristine); };
-
-  // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
-  bool hold = false;
-  if (dev_->is_cuda() && req["hold"].get_bool().get(hold)) hold = false;
+  bool hold = settings.hold;
   int hold_timeouts = 0;
 
-  // The empty call: what the path costs without any work, subtracted from the wall clock and tail.
-  py_ref noop = fn("noop");
-  auto measure_empty_call = [&](bool held) {
-    std::vector<double> walls, tails;
-    for (int i = 0; i < 21; ++i) {
-      dev_->start_timer(held);
-      py_ref r(PyObject_CallNoArgs(noop.get()));
-      dev_->call_returned();
-      device::times t = dev_->stop_timer();
-      walls.push_back(t.wall_ms);
-      tails.push_back(t.tail_ms);
-    }
-    return empty_call{median_of(walls), median_of(tails)};
-  };
+  // The measurement's lifecycle (nvbench's measure_cold): the empty call, then calls on fresh
+  // inputs, the first `warmup` of them not kept, each kept one checked; then the summary.
   empty_call empty = measure_empty_call(hold);
 
   std::mt19937_64 rng(std::random_device{}());
@@ -189,6 +199,20 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
                     empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), calls, checked,
                     tampered_json()),
         out_payload);
+}
+
+empty_call worker::measure_empty_call(bool held) {
+  py_ref noop = fn("noop");
+  std::vector<double> walls, tails;
+  for (int i = 0; i < 21; ++i) {
+    dev_->start_timer(held);
+    py_ref r(PyObject_CallNoArgs(noop.get()));
+    dev_->call_returned();
+    device::times t = dev_->stop_timer();
+    walls.push_back(t.wall_ms);
+    tails.push_back(t.tail_ms);
+  }
+  return empty_call{median_of(walls), median_of(tails)};
 }
 
 // A question to the parent within a request; its answer, parsed into `parser`.

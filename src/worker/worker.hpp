@@ -23,6 +23,7 @@
 #include "headroom/util/json.hpp"
 #include "headroom/util/parallel.hpp"
 #include "headroom/worker/device.hpp"
+#include "headroom/worker/timing_stats.hpp"
 #include "worker/poison.hpp"
 #include "worker/python.hpp"
 
@@ -130,6 +131,9 @@ class worker {
   // kept_sets: time on the sets of this worker's previous timing request (the reference is timed
   // several ways on the same sets), not on the payload.
   void time(simdjson::dom::element req, std::vector<std::byte>& sent);
+  // The empty call: what the timed path costs without any work (held or not), subtracted from the
+  // wall clock and the tail.
+  empty_call measure_empty_call(bool held);
 
   // A call's plan, from the parent: which input set, and the seed of its fresh inputs.
   struct call_plan {

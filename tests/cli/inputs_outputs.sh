@@ -117,6 +117,13 @@ else
   echo "(no tmpfs could be mounted here: the full-filesystem case is covered by /dev/full and ulimit)"
 fi
 
+# No uncaught exception: a cache folder that cannot be made is a message and status 2.
+if [[ -x "$(dirname "$bin")/headroom-worker" ]]; then
+  expect 2 "$bin" audit "$src/suites/adversarial/problems/relu.py" --device cpu --cache /proc/headroom-cache
+  grep -q '^headroom: error: .*/proc/headroom-cache' "$tmp/err" || fail "--cache on /proc: $(cat "$tmp/err")"
+  grep -q 'terminate called' "$tmp/err" && fail "--cache on /proc: an uncaught exception"
+fi
+
 # A killed import leaves nothing beside its target, whenever it is killed.
 mkdir -p "$tmp/kill"
 for delay in 0.05 0.2 0.5; do

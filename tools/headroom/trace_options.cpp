@@ -50,10 +50,4 @@ analyze::analyze_options to_analyze_options(const trace_args& a) {
   return o;
 }
 
-output_stream::output_stream(const std::string& path) : path_empty_(path.empty()) {
-  if (path_empty_) return;
-  file_.open(path);
-  if (!file_) throw input_error(fmt::format("cannot write '{}'", path));
-}
-
 }  // namespace headroom::cli

@@ -4,8 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -37,17 +35,5 @@ trace::trace read_inputs(const inputs_args& a, trace::read_options options);
 
 // The analysis options the arguments ask for; throws input_error on a bad --window.
 analyze::analyze_options to_analyze_options(const trace_args& a);
-
-// Standard output, or the -o file truncated and written in place. Only `stats` still uses it; an
-// output belongs in util::output_file (atomic, every write checked), which replaces this.
-class output_stream {
- public:
-  explicit output_stream(const std::string& path);
-  std::ostream& get() { return path_empty_ ? std::cout : file_; }
-
- private:
-  bool path_empty_;
-  std::ofstream file_;
-};
 
 }  // namespace headroom::cli

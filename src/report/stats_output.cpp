@@ -1,6 +1,6 @@
 // `headroom stats` renderings. The fast_p columns come from the summaries themselves, so `--p`
 // changes the columns without another code path.
-#include "headroom/eval/stats_output.hpp"
+#include "headroom/report/stats_output.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -11,7 +11,13 @@
 
 #include "headroom/util/json.hpp"
 
-namespace headroom::eval {
+namespace headroom::report {
+
+using eval::default_fast_p;
+using eval::source_stats;
+using eval::verdict;
+using eval::verdict_name;
+
 namespace {
 
 std::vector<double> p_values(const std::vector<source_stats>& s) {
@@ -137,4 +143,4 @@ void write_stats_csv(std::ostream& out, const std::vector<source_stats>& s) {
   }
 }
 
-}  // namespace headroom::eval
+}  // namespace headroom::report

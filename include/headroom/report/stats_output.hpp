@@ -6,13 +6,13 @@
 
 #include "headroom/eval/stats.hpp"
 
-namespace headroom::eval {
+namespace headroom::report {
 
 inline constexpr int stats_json_schema_version = 1;
 
 // The fast_p columns are the p values of the summaries (default_fast_p() when there are none).
-void write_stats_console(std::ostream& out, const std::vector<source_stats>& s);
-void write_stats_json(std::ostream& out, const std::vector<source_stats>& s);
-void write_stats_csv(std::ostream& out, const std::vector<source_stats>& s);
+void write_stats_console(std::ostream& out, const std::vector<eval::source_stats>& s);
+void write_stats_json(std::ostream& out, const std::vector<eval::source_stats>& s);
+void write_stats_csv(std::ostream& out, const std::vector<eval::source_stats>& s);
 
-}  // namespace headroom::eval
+}  // namespace headroom::report
