@@ -141,15 +141,19 @@ __attribute__((visibility("default"))) int headroom_op_record_arm(void) {
 }
 
 __attribute__((visibility("default"))) int headroom_op_record_disarm(void) {
+  // Seen here means RecordFunction is on for this thread and the callback is in place for all.
+  // Only when it is not does a new thread (a scheduling round trip: milliseconds on a busy host)
+  // tell which of the two was switched off.
   int lost = 0;
-  if (!recorded_here()) lost |= headroom_op_record_lost_here;
-  try {
-    bool elsewhere = false;
-    std::thread probe([&elsewhere] { elsewhere = recorded_here(); });
-    probe.join();
-    if (!elsewhere) lost |= headroom_op_record_lost_elsewhere;
-  } catch (...) {
-    lost |= headroom_op_record_unchecked;
+  if (!recorded_here()) {
+    try {
+      bool elsewhere = false;
+      std::thread probe([&elsewhere] { elsewhere = recorded_here(); });
+      probe.join();
+      lost |= elsewhere ? headroom_op_record_lost_here : headroom_op_record_lost_elsewhere;
+    } catch (...) {
+      lost |= headroom_op_record_lost_here | headroom_op_record_unchecked;
+    }
   }
   armed.store(false, std::memory_order_release);
   if (handle != 0) {

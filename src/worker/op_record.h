@@ -12,11 +12,11 @@ extern "C" {
 // process, is noted. Returns 0, or -1 when PyTorch refused the callback.
 int headroom_op_record_arm(void);
 
-// Ends the record. Returns what its checks found, as bits: headroom_op_record_lost_here when an
-// operator run on the calling thread at the end was not recorded (PyTorch's RecordFunction switched
-// off on that thread), headroom_op_record_lost_elsewhere when one run on a new thread was not (the
-// callback was removed or disabled for the whole process), headroom_op_record_unchecked when no new
-// thread could be started to check.
+// Ends the record. Returns what its check found, as bits: headroom_op_record_lost_here when an
+// observed function run on the calling thread at the end was not recorded because PyTorch's
+// RecordFunction was switched off on that thread; headroom_op_record_lost_elsewhere when it was not
+// recorded on a new thread either (the callback was removed or disabled for the whole process);
+// headroom_op_record_unchecked beside lost_here when no new thread could be started to tell.
 int headroom_op_record_disarm(void);
 #define headroom_op_record_lost_here 1
 #define headroom_op_record_lost_elsewhere 2

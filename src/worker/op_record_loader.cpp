@@ -25,7 +25,9 @@ std::vector<std::string> lines(const char* text) {
 }  // namespace
 
 std::string op_record::load(const std::string& path, const std::function<bool()>& probe, const std::string& probe_op) {
-  if (path.empty()) return "libheadroom_op_record.so was not built (docs/eval.md, \"Verdicts\")";
+  if (path.empty())
+    return "no libheadroom_op_record.so beside headroom: it is built only where HEADROOM_PYTHON's torch has its "
+           "C++ headers";
   // Its libtorch_cpu and libc10 are the ones torch's Python module loaded already (same sonames),
   // so the callback lands in the dispatcher PyTorch runs.
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -69,11 +71,12 @@ op_record_result op_record::disarm() const {
   r.dispatched = lines(names_(headroom_op_record_dispatched));
   r.outer = lines(names_(headroom_op_record_outer));
   if (lost & headroom_op_record_lost_here)
-    r.lost.emplace_back("RecordFunction was off on the calling thread when forward returned");
+    r.lost.emplace_back(lost & headroom_op_record_unchecked
+                            ? "operators run on the calling thread were not recorded when forward returned (whether "
+                              "on other threads could not be checked: no thread could be started)"
+                            : "RecordFunction was off on the calling thread when forward returned");
   if (lost & headroom_op_record_lost_elsewhere)
     r.lost.emplace_back("the record's callback was gone from PyTorch when forward returned");
-  if (lost & headroom_op_record_unchecked)
-    r.lost.emplace_back("the record could not be checked (no thread could be started)");
   return r;
 }
 
