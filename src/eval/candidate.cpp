@@ -16,6 +16,7 @@
 #include "paired.hpp"
 #include "headroom/util/phase_trace.hpp"
 #include "session.hpp"
+#include "torch_fallback.hpp"
 
 namespace headroom::eval {
 
@@ -38,6 +39,8 @@ void check_side_effects(judged& j, const answer& a, int trial) {
   if (!a.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
     j.fail(verdict::incorrect, "tampering", "replaced: " + joined(arr));
   }
+  if (!a.doc["record_off"].get_array().get(arr) && arr.size() > 0)
+    j.fail(verdict::incorrect, "tampering", fmt::format("trial {}: the operator record: {}", trial, joined(arr)));
 }
 
 std::vector<tensor> outputs_of(answer& a) {
@@ -167,11 +170,12 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
       for (tensor& out : run) s.recycle(std::move(out.bytes));
   }
 
-  if (!j.failed() && ops_known && !ref.ops.empty() &&
-      std::all_of(ref.ops.begin(), ref.ops.end(), [&](const std::string& op) { return candidate_ops.count(op) > 0; })) {
-    std::string list;
-    for (const auto& op : ref.ops) list += (list.empty() ? "" : ", ") + op;
-    j.flag("torch_fallback", "forward dispatched every compute operator of the reference: " + list);
+  if (!j.failed() && ops_known) {
+    if (auto ops = torch_fallback(ref.ops, candidate_ops))
+      j.flag("torch_fallback", fmt::format("forward dispatched every compute operator of the reference ({}): {}",
+                                           s.op_record() == "dispatcher" ? "recorded by PyTorch's dispatcher, every thread"
+                                                                         : "recorded by a Python dispatch mode",
+                                           *ops));
   }
 
   if (!j.failed() && o.timing && !ref.timing_sets.empty()) {

@@ -143,6 +143,7 @@ sandbox::policy candidate_policy(const eval_options& o, const std::string& devic
   for (const std::string& r : o.sandbox_binds) p.binds.push_back({r, r, false});
   p.binds.push_back({o.worker.string(), sandbox_worker_path, false});
   if (!o.poison_allocator.empty()) p.binds.push_back({o.poison_allocator.string(), sandbox_poison_path, false});
+  if (!o.op_record.empty()) p.binds.push_back({o.op_record.string(), sandbox_op_record_path, false});
   p.binds.push_back({candidate_file(o, c).string(), sandbox_candidate_path, false});
   p.scratch.push_back({"/tmp", o.sandbox_scratch_bytes});
   p.scratch.push_back({"/dev/shm", o.sandbox_scratch_bytes});

@@ -63,7 +63,7 @@ bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_dat
   t.outputs = wire::decode(out.doc["outputs"].get_array().value(), std::move(out.payload));
   if (first) {
     simdjson::dom::array arr;
-    if (!out.doc["ops"].get_array().get(arr))
+    if (!out.doc["outer_ops"].get_array().get(arr))
       for (simdjson::dom::element e : arr) ref.ops.emplace_back(e.get_string().value());
   }
   return true;

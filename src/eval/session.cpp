@@ -30,7 +30,7 @@ std::string iso_now() {
 
 session::session(const eval_options& options, const std::string& device, const std::string& label,
                  const std::map<std::string, std::string>& env, std::optional<sandbox::policy> isolation)
-    : device_(device), poison_allocator_(options.poison_allocator.string()) {
+    : device_(device), poison_allocator_(options.poison_allocator.string()), op_record_path_(options.op_record.string()) {
   worker_launch launch;
   launch.worker = options.worker;
   launch.python = options.python;
@@ -44,6 +44,7 @@ session::session(const eval_options& options, const std::string& device, const s
     launch.sandbox = options.sandbox_exe;
     launch.worker_inside = sandbox_worker_path;
     if (!poison_allocator_.empty()) poison_allocator_ = sandbox_poison_path;
+    if (!op_record_path_.empty()) op_record_path_ = sandbox_op_record_path;
   }
   process_ = std::make_unique<worker_process>(launch);
 }
@@ -106,9 +107,9 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }
 
 answer session::hello(std::chrono::seconds timeout, bool warm_record) {
-  answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"warm_record":{})",
+  answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"op_record":{},"warm_record":{})",
                              json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_),
-                             warm_record),
+                             json_string(op_record_path_), warm_record),
                  {}, timeout);
   if (a.failure != worker_failure::none || (!a.ok && a.error == "setup"))
     throw input_error(fmt::format("the evaluation worker could not start on {}: {}{}\n{}", device_,
@@ -122,6 +123,16 @@ answer session::hello(std::chrono::seconds timeout, bool warm_record) {
                                   "with the CUDA toolkit so lib/libheadroom_poison_alloc.so exists",
                                   poison_allocator_.empty() ? "not found" : poison_allocator_, device_));
   std::string_view s;
+  if (!a.doc["op_record"].get_string().get(s)) op_record_ = s;
+  if (op_record_ != "dispatcher") {
+    std::string_view missing;
+    if (a.doc["op_record_missing"].get_string().get(missing)) missing = "the worker gave no reason";
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      fmt::print(stderr, "headroom: the worker records operators in Python ({}); candidate code can hide a "
+                         "PyTorch fallback from that record (docs/eval.md, \"Verdicts\")\n", missing);
+    });
+  }
   env_.device = device_;
   auto e = a.doc["env"];
   if (!e["gpu"].get_string().get(s)) env_.gpu = s;

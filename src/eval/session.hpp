@@ -63,12 +63,17 @@ class session {
   const timing_log& last_timing() const { return timing_; }
   const environment& env() const { return env_; }
   const std::string& capability() const { return capability_; }  // "9.0" on an H200; empty on the CPU
+  // Where the worker records the operators a call dispatches: "dispatcher" (the C++ record, every
+  // thread) or "python" (a dispatch mode on the calling thread; docs/eval.md, "Verdicts").
+  const std::string& op_record() const { return op_record_; }
   std::string log_tail() const { return process_->log_tail(); }
   void stop() { process_->stop(); }
 
  private:
   std::string device_;
   std::string poison_allocator_;
+  std::string op_record_path_;
+  std::string op_record_;
   std::unique_ptr<worker_process> process_;
   timing_log timing_;
   environment env_;
@@ -120,7 +125,9 @@ struct reference_data {
   int skipped_trials = 0;  // distributions outside the problem's domain
   std::string reduced;     // how the memory budget cut trials or timing sets
   std::vector<trial_data> timing_sets;
-  std::vector<std::string> ops;  // compute ATen operators of one reference forward
+  // The operators of one reference forward, outermost kernels only (what a Python dispatch mode
+  // sees): the reference's side of torch_fallback.
+  std::vector<std::string> ops;
   std::optional<timing_summary> eager, compiled;
   // The same timed with the dispatch included (CUDA, when eager and compiled were held): a candidate
   // whose call waits for its own stream cannot be held, and is compared with these.

@@ -19,10 +19,8 @@ _device = None
 _module_count = 0
 
 
-def setup(device, poison_allocator, warm_record=True):
-    """Chooses the device; installs the poisoning CUDA allocator before any CUDA allocation.
-    warm_record: pay the operator record's first-use cost now (a worker that never records
-    operators, such as paired rounds' second reference worker, skips it)."""
+def setup(device, poison_allocator):
+    """Chooses the device; installs the poisoning CUDA allocator before any CUDA allocation."""
     global _device
     _device = torch.device(device)
     if _device.type == "cuda":
@@ -35,25 +33,54 @@ def setup(device, poison_allocator, warm_record=True):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
     torch.set_grad_enabled(False)
-    if warm_record:
-        _warm_up_operator_record()
     return json.dumps(environment())
 
 
-def _warm_up_operator_record():
-    """One small operation under the operator record, at start-up. On torch 2.11 the first forward
-    call under it returned after 6-7 s while its operators took 15-30 ms (H200 worker logs), in
+def record_probe():
+    """The operator the C++ record must see before the worker trusts it (op_record_loader.hpp): add."""
+    torch.ones(2, device=_device).add(1)
+    synchronize()
+    return True
+
+
+def record_switches():
+    """The functions through which Python code switches PyTorch's RecordFunction off: on the calling
+    thread (_enable_record_function), or for every thread by removing every callback
+    (_clear_callbacks). The worker replaces them (record_switches.hpp)."""
+    from torch._C import _autograd
+    return [getattr(_autograd, n) for n in ("_enable_record_function", "_clear_callbacks") if hasattr(_autograd, n)]
+
+
+def replace_everywhere(old, new):
+    """Rebinds every module attribute that is `old` to `new` (torch re-exports its private functions
+    from several modules); returns how many there were."""
+    count = 0
+    for module in list(sys.modules.values()):
+        names = getattr(module, "__dict__", None)
+        if not isinstance(names, dict):
+            continue
+        for name, value in list(names.items()):
+            if value is old:
+                names[name] = new
+                count += 1
+    return count
+
+
+def warm_up_operator_record():
+    """One small operation under the Python operator record (the worker's record when the C++ one is
+    unavailable), at start-up. On torch 2.11 the first forward
+    call under it returned after 6-7 s while its operators took 15-30 ms (H200 logs), in
     every worker of a KernelBench problem; PyTorch without a dispatch mode does not show it. If it is
     the first Python dispatch mode's one-time cost, it is paid here instead, where an early-started
     worker hides it and no trial or measurement waits on it."""
     global _call_began
     if _DispatchMode is None:
-        return
+        return None
     _call_began = time.perf_counter()
     with _OperatorRecord():
         torch.ones(2, device=_device).add(1)
-    if _device.type == "cuda":
-        torch.cuda.synchronize(_device)
+    synchronize()
+    return None
 
 
 def environment():
@@ -277,18 +304,9 @@ def output_capsules(value):
     return out
 
 
-_VIEW_OR_ALLOC = {
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "ones",
-    "ones_like", "full", "full_like", "view", "_unsafe_view", "reshape", "t", "transpose", "permute",
-    "expand", "as_strided", "select", "slice", "unsqueeze", "squeeze", "alias", "detach", "clone",
-    "contiguous", "copy_", "_to_copy", "to", "lift_fresh", "fill_", "zero_", "resize_", "split",
-    "unbind", "narrow", "_reshape_alias", "set_", "view_as", "flatten", "unflatten", "new_zeros",
-    "new_ones", "new_full", "lift_fresh_copy", "_local_scalar_dense", "item", "is_same_size",
-}
-
 try:
     from torch.utils._python_dispatch import TorchDispatchMode as _DispatchMode
-except ImportError:  # very old torch: no operator record, so no torch_fallback flag
+except ImportError:  # very old torch: no Python operator record, so no torch_fallback flag without the C++ one
     _DispatchMode = None
 
 if _DispatchMode is not None:
@@ -299,9 +317,7 @@ if _DispatchMode is not None:
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             name = func.__name__ if hasattr(func, "__name__") else str(func)
-            base = name.split(".")[0]
-            if base not in _VIEW_OR_ALLOC:
-                self.ops.add(base)
+            self.ops.add(name.split(".")[0])
             if not _TRACE:
                 return func(*args, **(kwargs or {}))
             _trace(f"operator {name} dispatched", _call_began)
@@ -325,7 +341,9 @@ _call_began = 0.0  # when the current call() began (the trace's operator lines c
 
 
 def call(model, inputs, record_ops):
-    """One forward call. Returns (outputs or error text, compute operators or None)."""
+    """One forward call. Returns (outputs or error text, the operators it dispatched or None).
+    record_ops: under the Python operator record, which the worker asks for only when its C++
+    record (op_record.h) is unavailable; the parent tells compute operators from the others."""
     global _call_began
     began = _call_began = time.perf_counter()
     if record_ops and _DispatchMode is not None:

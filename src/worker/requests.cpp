@@ -159,27 +159,57 @@ void worker::hello(simdjson::dom::element req) {
   for (const char* name : {"setup", "import_file", "init_inputs", "build_model", "compile_model", "make_inputs",
                            "parse_constants", "to_capsules", "output_capsules", "from_capsule", "call", "noop", "current_stream", "count_flops",
                            "matmul_rate", "guarded_functions", "changed_functions", "describe_exception",
-                           "collect"}) {
+                           "collect", "record_probe", "record_switches", "replace_everywhere",
+                           "warm_up_operator_record"}) {
     py_ref f(PyObject_GetAttrString(module.get(), name));
     if (!f) throw request_error(std::string("driver lacks ") + name);
     functions_[name] = f;
   }
   py_ref alloc_arg(PyUnicode_FromString(poison_ && poison_->available() ? allocator.c_str() : ""));
   py_ref dev_arg(PyUnicode_FromString(dev_name.c_str()));
-  bool warm_record = true;  // false: this worker never records operators (driver.setup)
-  if (req["warm_record"].get_bool().get(warm_record)) warm_record = true;
-  py_ref warm_arg(PyBool_FromLong(warm_record ? 1 : 0));
-  py_ref env = call("setup", {dev_arg.get(), alloc_arg.get(), warm_arg.get()});
+  py_ref env = call("setup", {dev_arg.get(), alloc_arg.get()});
   if (!env) return reply_python_error("setup");
+  std::string record_missing = load_op_record(req);
+  if (!record_missing.empty()) {
+    // The Python record stands in; its first use is slow on some torch builds, so it is paid now
+    // unless this worker never records operators.
+    bool warm_record = true;
+    if (req["warm_record"].get_bool().get(warm_record)) warm_record = true;
+    if (warm_record && !call("warm_up_operator_record", {})) return reply_python_error("setup");
+  }
   snapshot_ = call("guarded_functions", {});
   if (!snapshot_) return reply_python_error("setup");
   py_ref stream = call("current_stream", {});
   if (stream) dev_->set_stream(static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLong(stream.get())));
   PyErr_Clear();
-  reply(fmt::format(R"("ok":true,"env":{},"driver":{},"runtime":{},"clocks":{},"poison_allocator":{})",
+  reply(fmt::format(R"("ok":true,"env":{},"driver":{},"runtime":{},"clocks":{},"poison_allocator":{},"op_record":"{}","op_record_missing":{})",
                     to_string(env.get()), json_string(dev_->driver_version()),
                     json_string(dev_->runtime_version()), json_string(dev_->clocks()),
-                    poison_ && poison_->available() ? "true" : "false"));
+                    poison_ && poison_->available() ? "true" : "false",
+                    op_record_.available() ? "dispatcher" : "python", json_string(record_missing)));
+}
+
+// The C++ operator record (op_record_loader.hpp), and PyTorch's Python switches of RecordFunction
+// taken away from candidate code. Returns why the record is unavailable, or an empty string.
+std::string worker::load_op_record(simdjson::dom::element req) {
+  std::string_view path;
+  if (req["op_record"].get_string().get(path)) path = "";
+  std::string missing = op_record_.load(std::string(path), [this] {
+    bool ran = static_cast<bool>(call("record_probe", {}));
+    PyErr_Clear();
+    return ran;
+  }, "add");
+  if (!missing.empty()) return missing;
+  py_ref switches = call("record_switches", {});
+  if (!switches || !take_record_switches(switches.get(), fn("replace_everywhere").get()))
+    return "PyTorch's RecordFunction switches could not be replaced: " + take_python_error(nullptr).message;
+  return "";
+}
+
+std::string worker::names_json(const std::vector<std::string>& names) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? "," : "") + json_string(names[i]);
+  return s + "]";
 }
 
 void worker::load(simdjson::dom::element req) {
@@ -297,16 +327,21 @@ void worker::run(simdjson::dom::element req, std::vector<std::byte>& sent) {
   built_inputs in = build_inputs(metas, payload.data(), false);
   phase.reset();
   py_ref args_list(PySequence_List(in.tuple.get()));
-  py_ref record(PyBool_FromLong(record_ops));
   phase.emplace("worker: device done before forward");
   dev_->synchronize();
   phase.emplace("worker: forward returned");
   int threads_before = count_threads();
+  // The C++ record, where there is one, around the call (the Python record otherwise, inside it).
+  bool cpp_record = record_ops && op_record_.available();
+  py_ref python_record(PyBool_FromLong(record_ops && !cpp_record));
+  if (cpp_record && !op_record_.arm()) throw request_error("the operator record could not be armed");
   set_poison(poison);
   begin_allocation_log();
-  py_ref result = call("call", {model_.get(), args_list.get(), record.get()});
+  py_ref result = call("call", {model_.get(), args_list.get(), python_record.get()});
   end_allocation_log();
   set_poison(-1);
+  std::optional<op_record_result> recorded;
+  if (cpp_record) recorded = op_record_.disarm();
   if (!result) return reply_python_error("runtime_error");
   phase.emplace("worker: forward's device work done");
   dev_->synchronize();
@@ -328,16 +363,22 @@ void worker::run(simdjson::dom::element req, std::vector<std::byte>& sent) {
     at += metas[i].bytes;
   }
   PyObject* outputs = PyTuple_GetItem(result.get(), 0);
-  PyObject* ops = PyTuple_GetItem(result.get(), 1);
-  std::string ops_json = "null";
-  if (ops != Py_None) {
-    ops_json = "[";
-    for (Py_ssize_t i = 0; i < PyList_Size(ops); ++i)
-      ops_json += (i ? "," : "") + json_string(to_string(PyList_GetItem(ops, i)));
-    ops_json += "]";
+  // ops: every operator the call dispatched; outer_ops: the outermost kernels (the reference's
+  // side of torch_fallback). The Python record sees only the latter, so it gives one list twice.
+  std::string ops_json = "null", outer_json = "null";
+  if (recorded) {
+    ops_json = names_json(recorded->dispatched);
+    outer_json = names_json(recorded->outer);
+  } else if (PyObject* ops = PyTuple_GetItem(result.get(), 1); ops != Py_None) {
+    std::vector<std::string> names;
+    for (Py_ssize_t i = 0; i < PyList_Size(ops); ++i) names.push_back(to_string(PyList_GetItem(ops, i)));
+    ops_json = outer_json = names_json(names);
   }
-  std::string common = fmt::format(R"("mutated":[{}],"threads_added":{},"tampered":{},"ops":{})", mutated, added,
-                                   tampered_json(), ops_json);
+  std::vector<std::string> record_off = record_switch_calls();
+  for (std::string& r : record_off) r += " called";
+  if (recorded) record_off.insert(record_off.end(), recorded->lost.begin(), recorded->lost.end());
+  std::string common = fmt::format(R"("mutated":[{}],"threads_added":{},"tampered":{},"ops":{},"outer_ops":{},"record_off":{})",
+                                   mutated, added, tampered_json(), ops_json, outer_json, names_json(record_off));
   if (PyUnicode_Check(outputs))
     return reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(to_string(outputs)), common));
   if (check_memory_) {

@@ -24,8 +24,10 @@
 #include "headroom/util/parallel.hpp"
 #include "headroom/worker/device.hpp"
 #include "headroom/worker/timing_stats.hpp"
+#include "worker/op_record_loader.hpp"
 #include "worker/poison.hpp"
 #include "worker/python.hpp"
+#include "worker/record_switches.hpp"
 
 namespace headroom::worker {
 
@@ -84,6 +86,8 @@ class worker {
   void handle(std::string_view op, simdjson::dom::element req, std::vector<std::byte>& payload);
 
   void hello(simdjson::dom::element req);
+  std::string load_op_record(simdjson::dom::element req);
+  static std::string names_json(const std::vector<std::string>& names);
 
   void load(simdjson::dom::element req);
 
@@ -181,6 +185,7 @@ class worker {
   std::string nonce_;
   std::unique_ptr<device> dev_;
   std::unique_ptr<cuda_poison> poison_;
+  op_record op_record_;  // the C++ operator record, when its library loaded and saw this torch
   unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;

@@ -42,6 +42,7 @@ struct eval_options {
   std::string python = "python3";
   std::filesystem::path worker;   // headroom-worker
   std::filesystem::path poison_allocator;  // libheadroom_poison_alloc.so (GPU)
+  std::filesystem::path op_record;  // libheadroom_op_record.so: the C++ operator record (docs/eval.md, "Verdicts")
   std::filesystem::path cache;    // build folders and worker logs
   // Every candidate process runs isolated by headroom-sandbox (docs/eval.md, "Sandbox"); false only
   // with --no-sandbox, for trusted candidates on a machine that cannot isolate.
