@@ -68,9 +68,14 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
     return !j.failed();
   };
   sketch_seed = std::random_device{}() | 1u;
-  std::vector<std::span<const std::byte>> payload;
-  std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, &payload, ref.symmetric, sketch_seed);
-  answer a = s.ask(request, payload, o.run_timeout * 10);
+  // The timing sets come from the reference's worker, one at a time (memory_plan.hpp).
+  if (set_transfer sent = send_timing_sets(ref, s, o); !sent.error.empty()) {
+    if (sent.receiver) fail_request(j, sent.failed, "timing", s);
+    else j.fail(verdict::reference_error, "reference_error", sent.error);
+    return;
+  }
+  std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, ref.symmetric, sketch_seed);
+  answer a = s.ask(request, {}, o.run_timeout * 10);
   const bool answered = check_timing(a);
   if (answered) {
     timing_summary t = summary;

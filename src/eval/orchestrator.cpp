@@ -3,6 +3,7 @@
 // evaluates their candidates one fresh worker at a time. Results are stored as they finish.
 #include "headroom/eval/orchestrator.hpp"
 
+#include <malloc.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "headroom/eval/buffer_pool.hpp"
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/memory_budget.hpp"
 #include "headroom/eval/results_store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
@@ -112,12 +114,22 @@ bool audit_result::discriminating() const {
 }
 
 namespace {
-void give_back_buffers(reference_data&& ref) {
-  for (auto* sets : {&ref.trials, &ref.timing_sets})
-    for (trial_data& t : *sets) {
-      for (tensor& x : t.inputs) payload_pool().give(std::move(x.bytes));
-      for (tensor& x : t.outputs) payload_pool().give(std::move(x.bytes));
-    }
+// A problem's memory goes back to the machine when it is done: the next problem's plan counts only
+// its own (memory_plan.hpp), and the heap keeps what is freed (finish_eval_options), so it is
+// trimmed too.
+void release_problem_memory(std::optional<reference_data>& ref) {
+  ref.reset();
+  std::size_t limit = payload_pool().limit();
+  payload_pool().set_limit(0);
+  payload_pool().set_limit(limit);
+  malloc_trim(0);
+}
+
+// --memory-budget 0: a share of what the machine has available now, split among the problems in
+// flight (docs/eval.md, "Memory").
+void resolve_memory_budget(eval_options& o, std::size_t devices) {
+  if (o.memory_budget == 0)
+    o.memory_budget = default_memory_budget(static_cast<int>(devices) * std::max(1, o.lanes));
 }
 }  // namespace
 
@@ -126,6 +138,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
+  resolve_memory_budget(o, devices.size());
   // The parent holds every worker's payload regions and the reference outputs: a candidate (same
   // user) must not reach them through /proc/<pid>/fd or /proc/<pid>/mem.
   prctl(PR_SET_DUMPABLE, 0);
@@ -301,7 +314,8 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
                 util::phase_trace trace("prepare_reference");
                 std::unique_ptr<session> started = next_reference ? next_reference->take() : nullptr;
                 next_reference.reset();
-                ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started));
+                ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started),
+                                        !o.audit_output.empty());
               }
               if (!ref->error.empty()) pending.reset();  // every candidate gets reference_error
               if (!o.audit_output.empty()) {
@@ -333,8 +347,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
           results.push_back(e);
           if (on_done) on_done(*j, e, n, total);
         }
-        // The problem's reference data is done with: its buffers take the next problem's payloads.
-        if (ref) give_back_buffers(std::move(*ref));
+        release_problem_memory(ref);
       }
     } catch (...) {
       std::lock_guard lock(result_mutex);
@@ -356,61 +369,8 @@ audit_result audit_problem(const problem_spec& problem, const eval_options& give
   if (o.seed == 0) o.seed = std::random_device{}();
   std::optional<ceilings> none;
   std::string device = expand_devices(o.device).front();
-  return audit_reference(problem.id, prepare_reference(problem, o, device, none));
-}
-
-audit_result audit_reference(const std::string& problem_id, const reference_data& ref) {
-  audit_result out;
-  out.problem = problem_id;
-  if (!ref.error.empty()) {
-    out.error = ref.error;
-    return out;
-  }
-  out.trials = static_cast<int>(ref.trials.size());
-  const char* names[] = {"zeros", "constant", "mean", "passthrough"};
-  tensor fake;  // every fake in turn, in one buffer
-  for (const char* name : names) {
-    audit_fake f;
-    f.name = name;
-    // Ours accepts a fake only if it passes every trial (as a candidate must); the legacy check is
-    // judged on the problem's own inputs (trial 0), which is what KernelBench's check sees.
-    f.passes_ours = f.passes_legacy_1e2 = f.passes_legacy_1e4 = true;
-    bool any_fp32 = false, always_equal = true;
-    for (std::size_t ti = 0; ti < ref.trials.size(); ++ti) {
-      const trial_data& t = ref.trials[ti];
-      for (const tensor& r : t.outputs) {
-        if (!form_fake(name, r, t.inputs, fake)) {
-          f.applicable = false;
-          continue;
-        }
-        tensor_check c = compare(r, fake);
-        // Equal to the reference on this trial: it passes this one (ReLU of inputs shifted below
-        // zero is all zeros; of inputs in [0, 1) it is the input itself).
-        if (c.pass && c.max_abs_error == 0 && c.nonfinite == 0) {
-          if (ti == 0 && r.type == dtype::f32) any_fp32 = true;  // and passes both legacy checks there
-          continue;
-        }
-        always_equal = false;
-        if (!c.pass) f.passes_ours = false;
-        if (ti != 0) continue;
-        if (!legacy_allclose(r, fake, 1e-2, 1e-2)) f.passes_legacy_1e2 = false;
-        if (r.type == dtype::f32) {
-          any_fp32 = true;
-          if (!legacy_allclose(r, fake, 1e-4, 1e-4)) f.passes_legacy_1e4 = false;
-        }
-      }
-    }
-    if (!any_fp32) f.passes_legacy_1e4 = false;
-    // Equal to the reference on every trial, the fake is the right answer, not a fake: the mean of a
-    // one-element output (a loss), zeros where every output is all zeros.
-    if (f.applicable && always_equal && !ref.trials.empty()) {
-      f.applicable = false;
-      f.equals_reference = true;
-    }
-    if (!f.applicable) f.passes_ours = f.passes_legacy_1e2 = f.passes_legacy_1e4 = false;
-    out.fakes.push_back(f);
-  }
-  return out;
+  resolve_memory_budget(o, 1);
+  return audit_reference(problem.id, prepare_reference(problem, o, device, none, {}, nullptr, true));
 }
 
 }  // namespace headroom::eval

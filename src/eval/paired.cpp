@@ -128,10 +128,8 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   const int cpu = claim.cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // The candidate's worker kept the sets of its timing; a fresh reference worker gets them once.
-  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, nullptr, ref.symmetric, sketch_seed) + pin;
-  std::vector<std::span<const std::byte>> payload;
-  const std::string first_reference_request = timing_request(turn, ref.timing_sets, false, held, &payload, ref.symmetric) + pin;
-  const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, nullptr, ref.symmetric) + pin;
+  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, ref.symmetric, sketch_seed) + pin;
+  const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, ref.symmetric) + pin;
 
   paired_result failed;
   std::unique_ptr<session> other = std::move(started);
@@ -155,8 +153,13 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   // one nothing yet. Its first call pays the first-use costs (a library's handle made on first use
   // synchronises the device and outlived the hold: session 10 saw the first turn of every fresh
   // reference worker timed with its dispatch, 2x its cost, and a round's ratio of 1.9 from it).
+  if (set_transfer sent = send_timing_sets(ref, *other, o); !sent.error.empty()) {
+    failed.error = "a second reference worker did not get the timing sets: " + sent.error;
+    other->stop();
+    return failed;
+  }
   {
-    answer w = other->ask(first_reference_request, payload, o.run_timeout * 10);
+    answer w = other->ask(reference_request, {}, o.run_timeout * 10);
     if (w.failure != worker_failure::none || !w.ok) {
       failed.error = "the second reference worker's warm-up turn failed: " + describe(w);
       other->stop();

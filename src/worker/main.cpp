@@ -62,6 +62,13 @@ struct request_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Tensors larger than the parent's limit for them (the memory budget, docs/eval.md "Memory"): they
+// are not copied out, and the answer says how large they are.
+struct too_large : std::runtime_error {
+  explicit too_large(std::uint64_t n) : std::runtime_error("tensors larger than the memory budget allows"), bytes(n) {}
+  std::uint64_t bytes;
+};
+
 using util::count_threads;
 
 std::string shape_json(const std::vector<std::int64_t>& shape) {
@@ -155,6 +162,9 @@ class worker {
         handle(op, req, r.msg.payload);
         if (trace_) std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in)\n",
                                  static_cast<int>(op.size()), op.data(), host_ms() - began, r.msg.payload.size());
+      } catch (const too_large& e) {
+        reply(fmt::format(R"("ok":false,"error":"too_large","kind":"","message":{},"bytes":{})", json_string(e.what()),
+                          e.bytes));
       } catch (const request_error& e) {
         reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"","message":{})", json_string(e.what())));
       } catch (const std::exception& e) {
@@ -227,10 +237,12 @@ class worker {
     if (op == "load") return load(req);
     if (op == "inputs") return inputs(req);
     if (op == "run") return run(req, payload);
-    if (op == "time") return time(req, payload);
+    if (op == "set") return keep_set(req, payload);
+    if (op == "get_set") return send_set(req);
+    if (op == "time") return time(req);
     if (op == "compile_baseline") return compile_baseline();
     if (op == "replay") return replay(req);
-    if (op == "flops") return flops(req, payload);
+    if (op == "flops") return flops(req);
     if (op == "ceilings") return ceilings();
     throw request_error(fmt::format("unknown request {}", op));
   }
@@ -335,6 +347,7 @@ class worker {
   }
 
   // Outputs of the reference worker's problem: get_inputs() under a seed and a distribution.
+  // keep_set k: the tensors are also kept as timing set k (0 starts the sets afresh).
   void inputs(simdjson::dom::element req) {
     py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
     py_ref dist(PyLong_FromLongLong(req["distribution"].get_int64().value()));
@@ -354,10 +367,52 @@ class worker {
     // what it was just sent, gigabytes for some problems.
     inputs_.clear();
     std::string metas;
-    if (!read_tensors(list, inputs_, metas)) return reply_python_error("runtime_error");
+    std::vector<meta> made_metas;
+    if (!read_tensors(list, inputs_, metas, &made_metas, max_bytes(req))) return reply_python_error("runtime_error");
     const std::span<const std::byte> part(inputs_);
     reply(fmt::format(R"("ok":true,"tensors":[{}],"constants":{})", metas, json_string(constants)),
           std::span(&part, 1));
+    std::int64_t keep = -1;
+    if (!req["keep_set"].get_int64().get(keep) && keep >= 0)
+      store_set(static_cast<std::size_t>(keep), std::move(made_metas), std::move(inputs_));
+  }
+
+  // A timing set the parent sends (a candidate's worker, a second reference worker): set k.
+  void keep_set(simdjson::dom::element req, std::vector<std::byte>& sent) {
+    auto metas = parse_metas(req["inputs"].get_array().value());
+    std::size_t total = 0;
+    for (const meta& m : metas) total += m.bytes;
+    if (total != sent.size()) throw request_error("the set's sizes do not add up to the payload");
+    store_set(static_cast<std::size_t>(req["index"].get_uint64().value()), std::move(metas), std::move(sent));
+    reply(R"("ok":true)");
+  }
+
+  // Timing set k as it was kept, for the parent to pass on to another worker.
+  void send_set(simdjson::dom::element req) {
+    auto k = static_cast<std::size_t>(req["index"].get_uint64().value());
+    if (k >= set_bytes_.size()) throw request_error("no such timing set kept");
+    std::string metas;
+    for (const meta& m : timing_sets_[k]) metas += (metas.empty() ? "" : ",") + meta_json(m);
+    reply(fmt::format(R"("ok":true,"tensors":[{}])", metas), set_bytes_[k]);
+  }
+
+  // Sets arrive in order, each in a buffer of its own: one set of gigabytes is never copied to make
+  // room for the next.
+  void store_set(std::size_t k, std::vector<meta> metas, std::vector<std::byte>&& bytes) {
+    if (k == 0) {
+      timing_sets_.clear();
+      set_bytes_.clear();
+    }
+    if (k != set_bytes_.size()) throw request_error("timing sets must arrive in order");
+    timing_sets_.push_back(std::move(metas));
+    set_bytes_.push_back(std::move(bytes));
+  }
+
+  // A request's limit on the bytes of the tensors it makes (max_bytes; none when absent).
+  static std::uint64_t max_bytes(simdjson::dom::element req) {
+    std::uint64_t limit = 0;
+    if (req["max_bytes"].get_uint64().get(limit)) return std::numeric_limits<std::uint64_t>::max();
+    return limit;
   }
 
   // The arguments of every forward call that are not tensors, as JSON [[position, value], ...]
@@ -370,11 +425,24 @@ class worker {
     return true;
   }
 
-  // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
-  bool read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas) {
+  // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON (and the metas
+  // themselves to `parsed` when given). Tensors of more than `max_bytes` together throw too_large.
+  bool read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas,
+                    std::vector<meta>* parsed = nullptr,
+                    std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max()) {
     py_ref caps = call("to_capsules", {list});
     if (!caps) return false;
     Py_ssize_t n = PyList_Size(caps.get());
+    std::uint64_t total = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      auto* mt = static_cast<dlpack::managed_tensor*>(
+          PyCapsule_GetPointer(PyTuple_GetItem(PyList_GetItem(caps.get(), i), 1), dlpack::capsule_name));
+      if (!mt) return false;
+      std::uint64_t numel = 1;
+      for (std::int32_t d = 0; d < mt->dl_tensor.ndim; ++d) numel *= static_cast<std::uint64_t>(mt->dl_tensor.shape[d]);
+      total += numel * ((mt->dl_tensor.dtype.bits * mt->dl_tensor.dtype.lanes + 7) / 8);
+    }
+    if (total > max_bytes) throw too_large(total);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* item = PyList_GetItem(caps.get(), i);
       std::string name = to_string(PyTuple_GetItem(item, 0));
@@ -401,6 +469,7 @@ class worker {
         else std::memcpy(payload.data() + at, src, m.bytes);
       }
       metas += (metas.empty() ? "" : ",") + meta_json(m);
+      if (parsed) parsed->push_back(std::move(m));
     }
     return true;
   }
@@ -593,32 +662,19 @@ class worker {
     out_payload.clear();
     std::string out_metas;
     phase.emplace("worker: outputs to host");
-    if (!read_tensors(outputs, out_payload, out_metas)) return reply_python_error("runtime_error");
+    if (!read_tensors(outputs, out_payload, out_metas, nullptr, max_bytes(req))) return reply_python_error("runtime_error");
     phase.reset();
     reply(fmt::format(R"("ok":true,"outputs":[{}],{})", out_metas, common), out_payload);
   }
 
-  // kept_sets: time on the sets of this worker's previous timing request (the reference is timed
-  // several ways on the same sets), not on the payload.
-  void time(simdjson::dom::element req, std::vector<std::byte>& sent) {
+  // Times on the sets this worker keeps (its own inputs requests' with keep_set, or those the parent
+  // sent with set requests): the reference is timed several ways on the same sets.
+  void time(simdjson::dom::element req) {
     if (!model_) throw request_error("no model loaded");
-    std::vector<std::vector<meta>> sets;
-    simdjson::dom::array set_list = req["sets"].get_array().value();
-    for (simdjson::dom::element s : set_list) sets.push_back(parse_metas(s.get_array().value()));
+    const std::vector<std::vector<meta>>& sets = timing_sets_;
     if (sets.empty()) throw request_error("no input sets to time");
-    bool kept = false, from_inputs = false;
-    if (req["kept_sets"].get_bool().get(kept)) kept = false;
-    // sets_from_inputs: the one set is the last inputs request's tensors, which this worker made and
-    // kept (the reference's), so the parent need not send them back.
-    if (req["sets_from_inputs"].get_bool().get(from_inputs)) from_inputs = false;
-    if (from_inputs) timing_inputs_.swap(inputs_);
-    else if (!kept) timing_inputs_.swap(sent);
-    const std::vector<std::byte>& payload = timing_inputs_;
-    std::size_t total = 0;
-    for (const auto& set : sets)
-      for (const meta& m : set) total += m.bytes;
-    if (total != payload.size()) throw request_error("the timing sets' sizes do not add up to the payload");
-    timing_sets_ = sets;
+    if (req["set_count"].get_uint64().value() != sets.size())
+      throw request_error("the timing request names another number of sets than this worker keeps");
     stopping_rule rule;
     rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
     rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
@@ -643,7 +699,7 @@ class worker {
       for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
     std::uint64_t sketch_seed = 0;
     if (req["sketch_seed"].get_uint64().get(sketch_seed)) sketch_seed = 0;
-    pristine_sets pristine = upload_sets(sets, payload);
+    pristine_sets pristine = upload_sets();
     auto release = [&] { release_sets(pristine); };
 
     // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
@@ -801,24 +857,38 @@ class worker {
     return plan;
   }
 
-  // The timing sets' pristine copies on the device; each call makes its fresh inputs from one.
-  using pristine_sets = std::vector<std::vector<void*>>;
-  pristine_sets upload_sets(const std::vector<std::vector<meta>>& sets, const std::vector<std::byte>& payload) {
-    pristine_sets pristine(sets.size());
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < sets.size(); ++k)
-      for (const meta& m : sets[k]) {
-        void* p = dev_->allocate(m.bytes);
-        if (m.bytes) dev_->copy_to_device(p, payload.data() + at, m.bytes);
-        pristine[k].push_back(p);
+  // The kept timing sets' pristine copies on the device; each call makes its fresh inputs from one.
+  // On the host the kept bytes are that copy already: nothing is read from them but the fresh
+  // inputs' values, so a second copy of every set would only double the sets' memory.
+  struct pristine_sets {
+    std::vector<std::vector<void*>> sets;
+    bool owned = false;  // allocated on the device (released with release_sets)
+    std::vector<void*>& operator[](std::size_t k) { return sets[k]; }
+  };
+  pristine_sets upload_sets() {
+    pristine_sets pristine;
+    pristine.owned = dev_->is_cuda();
+    for (std::size_t k = 0; k < timing_sets_.size(); ++k) {
+      std::vector<void*>& tensors = pristine.sets.emplace_back();
+      std::size_t at = 0;
+      for (const meta& m : timing_sets_[k]) {
+        std::byte* kept = set_bytes_[k].data() + at;
+        void* p = kept;
+        if (pristine.owned) {
+          p = dev_->allocate(m.bytes);
+          if (m.bytes) dev_->copy_to_device(p, kept, m.bytes);
+        }
+        tensors.push_back(p);
         at += m.bytes;
       }
+    }
     return pristine;
   }
   void release_sets(pristine_sets& pristine) {
-    for (auto& v : pristine)
-      for (void* p : v) dev_->release(p);
-    pristine.clear();
+    if (pristine.owned)
+      for (auto& v : pristine.sets)
+        for (void* p : v) dev_->release(p);
+    pristine.sets.clear();
   }
 
   // A call's inputs: every floating tensor of the pristine set perturbed under the call's seed
@@ -900,7 +970,7 @@ class worker {
     if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
       for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
     std::uint64_t sketch_seed = req["sketch_seed"].get_uint64().value();
-    pristine_sets pristine = upload_sets(timing_sets_, timing_inputs_);
+    pristine_sets pristine = upload_sets();
     std::vector<std::byte>& out_payload = outputs_;
     out_payload.clear();
     std::string sketches, whole;
@@ -935,17 +1005,11 @@ class worker {
     reply(fmt::format(R"("ok":true,"sketches":[{}],"outputs":[{}])", sketches, whole), out_payload);
   }
 
-  // kept_sets: on the first set of the previous timing request (its leading bytes), not the payload.
-  void flops(simdjson::dom::element req, const std::vector<std::byte>& sent) {
+  // On the first kept timing set.
+  void flops(simdjson::dom::element) {
     if (!model_) throw request_error("no model loaded");
-    auto metas = parse_metas(req["inputs"].get_array().value());
-    bool kept = false;
-    if (req["kept_sets"].get_bool().get(kept)) kept = false;
-    const std::vector<std::byte>& payload = kept ? timing_inputs_ : sent;
-    std::size_t total = 0;
-    for (const meta& m : metas) total += m.bytes;
-    if (total > payload.size()) throw request_error("the inputs' sizes exceed the payload");
-    built_inputs in = build_inputs(metas, payload.data(), false);
+    if (timing_sets_.empty()) throw request_error("no timing sets kept to count on");
+    built_inputs in = build_inputs(timing_sets_[0], set_bytes_[0].data(), false);
     py_ref list(PySequence_List(in.tuple.get()));
     py_ref n = call("count_flops", {model_.get(), list.get()});
     if (!n) {
@@ -973,10 +1037,10 @@ class worker {
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
   py_ref eager_model_;  // the reference's eager model once compile_baseline replaced model_ (replays)
-  std::vector<std::vector<meta>> timing_sets_;  // the metas of the sets in timing_inputs_
+  std::vector<std::vector<meta>> timing_sets_;  // the metas of the kept timing sets, one per set
   py_ref constants_;                      // [(position, value)]: the forward's non-tensor arguments
   std::vector<std::byte> inputs_;         // the last inputs request's tensors, or the last run's inputs
-  std::vector<std::byte> timing_inputs_;  // the last timing request's sets
+  std::vector<std::vector<std::byte>> set_bytes_;  // the kept timing sets' bytes, one buffer per set
   std::vector<std::byte> outputs_;        // the last answer's output tensors
   std::vector<std::byte> spare_;          // a payload buffer to read the next request into
   int calls_ = 0;
@@ -1019,6 +1083,12 @@ int main(int argc, char** argv) {
   // next one instead of being returned to the kernel and faulted in again.
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  // When the machine runs out of memory, the kernel ends a worker, never the harness: a worker's
+  // death is a verdict (a crash, a reference_error) and the run goes on (docs/eval.md, "Memory").
+  if (FILE* f = std::fopen("/proc/self/oom_score_adj", "w")) {
+    std::fputs("1000", f);
+    std::fclose(f);
+  }
   in_fd = hide_fd(in_fd);
   out_fd = hide_fd(out_fd);
   if (in_region.fd >= 0) in_region.fd = hide_fd(in_region.fd);
