@@ -178,6 +178,7 @@ def main():
     ap.add_argument("headroom")
     ap.add_argument("--gib", type=float, nargs="+", default=[1, 4])
     ap.add_argument("--label", default="")
+    ap.add_argument("--keep", action="store_true", help="keep each run's folder (worker logs; print its path)")
     ap.add_argument("--cap-gib", type=float, default=0,
                     help="stop a run whose total passes this (default: 85%% of MemAvailable at its start)")
     argv = sys.argv[1:]
@@ -203,7 +204,10 @@ def main():
                   f"{peak['workers_anon'] / gib:.2f} | {peak['regions'] / gib:.2f} | {peak['total'] / gib:.2f} "
                   f"| {seconds:.0f} | {verdict} | {reason} | {load:.1f} |", flush=True)
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            if a.keep:
+                print(f"kept {work}", file=sys.stderr)
+            else:
+                shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -12,7 +12,6 @@
 #include "candidate_sandbox.hpp"
 #include "candidate_timing.hpp"
 #include "judged.hpp"
-#include "paired.hpp"
 #include "headroom/util/phase_trace.hpp"
 #include "session.hpp"
 
@@ -73,13 +72,6 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     e.reasons.push_back({"reference_error", ref.error});
     return finish();
   }
-
-  // Paired rounds will be needed whatever the candidate does when the reference's own cost
-  // follows the host (paired.hpp): their second reference worker starts now, beside the
-  // candidate's load and trials, and the timing waits for it.
-  std::unique_ptr<session_start> paired_start;
-  if (o.timing && o.paired_rounds > 0 && ref.timing_sets > 0 && ref.eager && host_sensitive(*ref.eager))
-    paired_start = std::make_unique<session_start>(o, device, paired_reference_label(problem), false);
 
   if (!started) {
     started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{},
@@ -201,8 +193,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 
   if (!j.failed() && o.timing && ref.timing_sets > 0) {
     if (before) before();
-    if (paired_start) paired_start->wait();
-    time_candidate(j, s, problem, ref, o, device, paired_start.get());
+    time_candidate(j, s, ref, o, device);
   }
   if (!ref.reduced.empty()) e.reasons.push_back({"timing_sets_reduced", ref.reduced});
   if (ref.skipped_trials > 0)

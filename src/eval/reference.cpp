@@ -82,7 +82,7 @@ bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_op
   made.constants = constants;
   // The worker runs the forward on the inputs it just sent, which it kept: the same bytes, not
   // sent back.
-  answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true,"max_bytes":{})",
+  answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true,"release":true,"max_bytes":{})",
                                  wire::describe(t.inputs), record_ops, largest_fitting(o, bytes_of(t.inputs), false)),
                      {}, o.run_timeout);
   if (out.failure == worker_failure::none && !out.ok && out.error == "too_large") {

@@ -71,6 +71,24 @@ struct too_large : std::runtime_error {
 
 using util::count_threads;
 
+// This process's resident memory now and at its peak, from /proc/self/status: "rss 1.2 GiB (anon
+// 1.1), peak 2.3 GiB" (the worker's trace, HEADROOM_WORKER_TRACE).
+std::string memory_now() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return "";
+  char line[256];
+  double rss = 0, anon = 0, peak = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    double kib = 0;
+    if (std::sscanf(line, "VmRSS: %lf", &kib) == 1) rss = kib;
+    else if (std::sscanf(line, "RssAnon: %lf", &kib) == 1) anon = kib;
+    else if (std::sscanf(line, "VmHWM: %lf", &kib) == 1) peak = kib;
+  }
+  std::fclose(f);
+  constexpr double gib = 1024.0 * 1024.0;
+  return fmt::format("rss {:.2f} GiB (anon {:.2f}), peak {:.2f} GiB", rss / gib, anon / gib, peak / gib);
+}
+
 std::string shape_json(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", shape[i]);
@@ -154,14 +172,17 @@ class worker {
       std::string_view op = req["op"].get_string().value_unsafe();
       if (op == "bye") {
         reply(R"("ok":true)");
+        send_reply();
         return 0;
       }
       double began = host_ms();
+      const std::size_t payload_bytes = r.msg.payload.size();
       failed_before_ = failed_allocations();
       try {
         handle(op, req, r.msg.payload);
-        if (trace_) std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in)\n",
-                                 static_cast<int>(op.size()), op.data(), host_ms() - began, r.msg.payload.size());
+        if (trace_)
+          std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in; %s before trimming)\n",
+                       static_cast<int>(op.size()), op.data(), host_ms() - began, payload_bytes, memory_now().c_str());
       } catch (const too_large& e) {
         reply(fmt::format(R"("ok":false,"error":"too_large","kind":"","message":{},"bytes":{})", json_string(e.what()),
                           e.bytes));
@@ -179,15 +200,36 @@ class worker {
         }
         reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
       }
+      send_reply();
       spare_ = std::move(r.msg.payload);
     }
   }
 
  private:
-  // The payload is gathered from `parts` as it is written (bytes the worker keeps, or one buffer).
+  // The answer goes out once the request's handler has returned (send_reply): its payload is bytes
+  // the worker keeps (inputs_, outputs_, a set's), gathered from `parts` as it is written.
   void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts = {}) {
-    if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts, out_region_, 0))
-      std::_Exit(4);
+    if (pending_) send_reply();
+    pending_.emplace(fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts.begin(), parts.end());
+  }
+  // The heap keeps what a request frees (main: no trimming, no mmap), so that the calls within a
+  // request reuse pages already mapped; between requests it goes back to the kernel, before the
+  // answer, while the parent waits and nothing else is measured. Kept, the pages of every request's
+  // temporaries add up: a reference worker held 6.2 GiB for a problem of 0.5 GiB in and 0.5 out.
+  void send_reply() {
+    if (!pending_) return;
+    malloc_trim(0);
+    const bool written = write_message(out_, pending_->header, pending_->parts, out_region_, 0);
+    pending_.reset();
+    if (!written) std::_Exit(4);
+    if (release_after_reply_) {
+      // The reference's trials: neither their inputs nor their outputs are asked for again, and
+      // the worker waits, holding them, while a candidate runs (docs/eval.md, "Memory").
+      std::vector<std::byte>().swap(inputs_);
+      std::vector<std::byte>().swap(outputs_);
+      malloc_trim(0);
+      release_after_reply_ = false;
+    }
   }
   void reply(const std::string& fields, const std::vector<std::byte>& payload) {
     const std::span<const std::byte> part(payload);
@@ -373,8 +415,10 @@ class worker {
     reply(fmt::format(R"("ok":true,"tensors":[{}],"constants":{})", metas, json_string(constants)),
           std::span(&part, 1));
     std::int64_t keep = -1;
-    if (!req["keep_set"].get_int64().get(keep) && keep >= 0)
-      store_set(static_cast<std::size_t>(keep), std::move(made_metas), std::move(inputs_));
+    if (!req["keep_set"].get_int64().get(keep) && keep >= 0) {
+      std::vector<std::byte> bytes = std::move(inputs_);  // the reply's payload: the same buffer
+      store_set(static_cast<std::size_t>(keep), std::move(made_metas), std::move(bytes));
+    }
   }
 
   // A timing set the parent sends (a candidate's worker, a second reference worker): set k.
@@ -402,6 +446,8 @@ class worker {
     if (k == 0) {
       timing_sets_.clear();
       set_bytes_.clear();
+      // The trials are done: their inputs are not run again.
+      std::vector<std::byte>().swap(inputs_);
     }
     if (k != set_bytes_.size()) throw request_error("timing sets must arrive in order");
     timing_sets_.push_back(std::move(metas));
@@ -606,6 +652,7 @@ class worker {
     if (total != payload.size()) throw request_error("the inputs' sizes do not add up to the payload");
     int poison = static_cast<int>(req["poison"].get_int64().value());
     bool record_ops = req["record_ops"].get_bool().value();
+    if (req["release"].get_bool().get(release_after_reply_)) release_after_reply_ = false;
     std::optional<util::phase_trace> phase(std::in_place, "worker: inputs to the device");
     built_inputs in = build_inputs(metas, payload.data(), false);
     phase.reset();
@@ -668,9 +715,13 @@ class worker {
   }
 
   // Times on the sets this worker keeps (its own inputs requests' with keep_set, or those the parent
-  // sent with set requests): the reference is timed several ways on the same sets.
+  // sent with set requests): the reference is timed several ways on the same sets. eager: the eager
+  // model even after compile_baseline replaced it (paired rounds).
   void time(simdjson::dom::element req) {
     if (!model_) throw request_error("no model loaded");
+    bool eager = false;
+    if (req["eager"].get_bool().get(eager)) eager = false;
+    const py_ref model = eager && eager_model_ ? eager_model_ : model_;
     const std::vector<std::vector<meta>>& sets = timing_sets_;
     if (sets.empty()) throw request_error("no input sets to time");
     if (req["set_count"].get_uint64().value() != sets.size())
@@ -742,7 +793,7 @@ class worker {
       ask_parent(announce, "start", i);
       begin_allocation_log();
       dev_->start_timer(hold);
-      py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
+      py_ref result(PyObject_CallObject(model.get(), in.tuple.get()));
       dev_->call_returned();
       end_allocation_log();
       if (!result) {
@@ -1029,6 +1080,14 @@ class worker {
 
   int in_, out_;
   shared_region in_region_, out_region_;  // big payloads each way (fd -1: files in /dev/shm)
+  struct pending_reply {
+    template <class It>
+    pending_reply(std::string h, It begin, It end) : header(std::move(h)), parts(begin, end) {}
+    std::string header;
+    std::vector<std::span<const std::byte>> parts;
+  };
+  std::optional<pending_reply> pending_;
+  bool release_after_reply_ = false;  // a run asked to let its inputs and outputs go once answered
   bool trace_;
   std::string nonce_;
   std::unique_ptr<device> dev_;
@@ -1080,7 +1139,8 @@ int main(int argc, char** argv) {
   }
   using namespace headroom::worker;
   // Inputs and outputs of gigabytes come and go every call: freed memory stays in the heap for the
-  // next one instead of being returned to the kernel and faulted in again.
+  // next call of the request instead of being returned to the kernel and faulted in again
+  // (send_reply trims it between requests).
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   // When the machine runs out of memory, the kernel ends a worker, never the harness: a worker's
