@@ -80,10 +80,13 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   }
   session& s = *started;
   e.env = s.env();
-  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{})",
+  // Lean: when the parent does not keep the trials, the problem barely fits; its worker keeps no
+  // payload buffer from one request to the next (memory_plan.hpp).
+  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{},"lean":{})",
                                   json_string(candidate_import_path(o, candidate)),
                                   json_string(candidate_build_path(o, candidate)),
-                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants)),
+                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants),
+                                  !ref.keep_trials),
                       {}, o.compile_timeout);
   if (load.failure != worker_failure::none || !load.ok) {
     fail_request(j, load, "load", s);

@@ -38,9 +38,8 @@ std::size_t bytes_of(const std::vector<tensor>& v) {
 // end of the run). The plan is affine in each.
 std::uint64_t largest_fitting(const eval_options& o, std::uint64_t inputs, bool vary_inputs) {
   const int trials = std::max(1, o.trials), sets = o.timing ? 1 : 0;
-  const bool paired = o.timing && o.paired_rounds > 0;
   auto need = [&](std::uint64_t x) {
-    return least_memory(vary_inputs ? set_bytes{x, 0} : set_bytes{inputs, x}, trials, sets, paired).total();
+    return least_memory(vary_inputs ? set_bytes{x, 0} : set_bytes{inputs, x}, trials, sets).total();
   };
   const std::uint64_t base = need(0), per_gib = need(1ull << 30) - base;
   if (base >= o.memory_budget || per_gib == 0) return 0;
@@ -48,12 +47,24 @@ std::uint64_t largest_fitting(const eval_options& o, std::uint64_t inputs, bool 
                                     static_cast<double>(1ull << 30));
 }
 
-std::string too_large(const answer& a, const char* what, const eval_options& o) {
+// Why a problem does not fit the memory budget, from what is known of it so far: its inputs (a
+// worker refused them before copying them out), or its inputs and outputs.
+std::string beyond_budget(set_bytes known, bool outputs_known, const eval_options& o) {
+  const int sets = o.timing ? 1 : 0;
+  const std::uint64_t need = least_memory(known, std::max(1, o.trials), sets).total();
+  std::string what = outputs_known ? fmt::format("one set of inputs and outputs is {} ({} in, {} out)",
+                                                 gib_text(known.inputs + known.outputs), gib_text(known.inputs),
+                                                 gib_text(known.outputs))
+                                   : fmt::format("its inputs are {}", gib_text(known.inputs));
+  return fmt::format("{}: evaluating it needs {}{} (the parent and its workers together), more than the memory "
+                     "budget of {} (--memory-budget; docs/eval.md, \"Memory\")",
+                     what, outputs_known ? "" : "at least ", gib_text(need), gib_text(o.memory_budget));
+}
+
+std::uint64_t refused_bytes(const answer& a) {
   std::uint64_t bytes = 0;
   if (a.doc["bytes"].get_uint64().get(bytes)) bytes = 0;
-  return fmt::format("its {} alone are {}: evaluating it needs more memory than the budget of {} (--memory-budget; "
-                     "docs/eval.md, \"Memory\")",
-                     what, gib_text(bytes), gib_text(o.memory_budget));
+  return bytes;
 }
 
 struct made_trial {
@@ -69,7 +80,7 @@ bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_op
                                 largest_fitting(o, 0, true)),
                     {}, o.run_timeout);
   if (in.failure == worker_failure::none && !in.ok && in.error == "too_large") {
-    error = too_large(in, "inputs", o);
+    error = beyond_budget({refused_bytes(in), 0}, false, o);
     return false;
   }
   if (in.failure != worker_failure::none || !in.ok) {
@@ -86,7 +97,7 @@ bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_op
                                  wire::describe(t.inputs), record_ops, largest_fitting(o, bytes_of(t.inputs), false)),
                      {}, o.run_timeout);
   if (out.failure == worker_failure::none && !out.ok && out.error == "too_large") {
-    error = too_large(out, "outputs", o);
+    error = beyond_budget({bytes_of(t.inputs), refused_bytes(out)}, true, o);
     return false;
   }
   if (out.failure != worker_failure::none || !out.ok) {
@@ -221,15 +232,9 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
       ref.set_input_bytes = one.inputs;
       ref.set_output_bytes = one.outputs;
       ref.output_shapes = shapes_of(t.outputs);
-      const bool paired = o.timing && o.paired_rounds > 0;
-      std::optional<memory_plan> plan = fit_memory(one, trials, timing_sets, paired, o.memory_budget);
+      std::optional<memory_plan> plan = fit_memory(one, trials, timing_sets, o.memory_budget);
       if (!plan) {
-        ref.error = fmt::format("one set of inputs and outputs is {} ({} in, {} out); evaluating it needs {} (the "
-                                "parent and its workers together), more than the memory budget of {} "
-                                "(--memory-budget; docs/eval.md, \"Memory\")",
-                                gib_text(one.inputs + one.outputs), gib_text(one.inputs), gib_text(one.outputs),
-                                gib_text(least_memory(one, trials, timing_sets, paired).total()),
-                                gib_text(o.memory_budget));
+        ref.error = beyond_budget(one, true, o);
         return ref;
       }
       ref.keep_trials = plan->keep_trials;

@@ -200,8 +200,11 @@ class worker {
         }
         reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
       }
+      // Lean: the request's payload buffer (or what a run swapped into it) goes before the reply's
+      // trimming instead of being kept to read the next payload into.
+      if (lean_) std::vector<std::byte>().swap(r.msg.payload);
       send_reply();
-      spare_ = std::move(r.msg.payload);
+      if (!lean_) spare_ = std::move(r.msg.payload);
     }
   }
 
@@ -218,17 +221,19 @@ class worker {
   // temporaries add up: a reference worker held 6.2 GiB for a problem of 0.5 GiB in and 0.5 out.
   void send_reply() {
     if (!pending_) return;
+    if (dev_) dev_->release_cached();
     malloc_trim(0);
     const bool written = write_message(out_, pending_->header, pending_->parts, out_region_, 0);
     pending_.reset();
     if (!written) std::_Exit(4);
     if (release_after_reply_) {
-      // The reference's trials: neither their inputs nor their outputs are asked for again, and
-      // the worker waits, holding them, while a candidate runs (docs/eval.md, "Memory").
-      std::vector<std::byte>().swap(inputs_);
+      // A trial's outputs are not asked for again, and the worker waits, holding them, while the
+      // other side works (docs/eval.md, "Memory"); nor are the reference's inputs of a trial. Only
+      // after a trial's run: what the parent does next is never a measurement on another worker.
+      if (release_inputs_) std::vector<std::byte>().swap(inputs_);
       std::vector<std::byte>().swap(outputs_);
       malloc_trim(0);
-      release_after_reply_ = false;
+      release_after_reply_ = release_inputs_ = false;
     }
   }
   void reply(const std::string& fields, const std::vector<std::byte>& payload) {
@@ -340,6 +345,7 @@ class worker {
     // A candidate's outputs must be memory its calls got from the harness's allocators; the
     // reference's may be views of its inputs (a reshape), which is the problem's business.
     check_memory_ = cls == "ModelNew";
+    if (req["lean"].get_bool().get(lean_)) lean_ = false;
     py_ref path_arg(PyUnicode_FromString(path.c_str()));
     py_ref dir_arg(PyUnicode_FromString(build_dir.c_str()));
     module_ = call("import_file", {path_arg.get(), dir_arg.get()});
@@ -652,7 +658,8 @@ class worker {
     if (total != payload.size()) throw request_error("the inputs' sizes do not add up to the payload");
     int poison = static_cast<int>(req["poison"].get_int64().value());
     bool record_ops = req["record_ops"].get_bool().value();
-    if (req["release"].get_bool().get(release_after_reply_)) release_after_reply_ = false;
+    if (req["release"].get_bool().get(release_inputs_)) release_inputs_ = false;
+    release_after_reply_ = release_inputs_ || lean_;
     std::optional<util::phase_trace> phase(std::in_place, "worker: inputs to the device");
     built_inputs in = build_inputs(metas, payload.data(), false);
     phase.reset();
@@ -1087,7 +1094,9 @@ class worker {
     std::vector<std::span<const std::byte>> parts;
   };
   std::optional<pending_reply> pending_;
-  bool release_after_reply_ = false;  // a run asked to let its inputs and outputs go once answered
+  bool release_after_reply_ = false;  // a trial's run lets its outputs go once answered
+  bool release_inputs_ = false;       // and its inputs (the reference's trials)
+  bool lean_ = false;  // the load asked to keep no payload buffer from one request to the next
   bool trace_;
   std::string nonce_;
   std::unique_ptr<device> dev_;

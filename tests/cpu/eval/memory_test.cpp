@@ -44,8 +44,8 @@ TEST(MemoryBudget, TheMachineHasSomeMemoryAvailable) {
 
 TEST(MemoryPlan, KeepsTheTrialsWhileTheyFit) {
   set_bytes small{64ull << 20, 64ull << 20};
-  memory_plan kept = estimate_memory(small, 4, 3, true, true);
-  auto plan = fit_memory(small, 4, 3, true, kept.total());
+  memory_plan kept = estimate_memory(small, 4, 3, true);
+  auto plan = fit_memory(small, 4, 3, kept.total());
   ASSERT_TRUE(plan);
   EXPECT_TRUE(plan->keep_trials);
   EXPECT_EQ(plan->timing_sets, 3);
@@ -54,17 +54,17 @@ TEST(MemoryPlan, KeepsTheTrialsWhileTheyFit) {
 
 TEST(MemoryPlan, MakesTrialsAgainBeforeTimingFewerSets) {
   set_bytes big{gib, gib};
-  memory_plan kept = estimate_memory(big, 4, 3, true, true);
-  memory_plan made = estimate_memory(big, 4, 3, false, true);
+  memory_plan kept = estimate_memory(big, 4, 3, true);
+  memory_plan made = estimate_memory(big, 4, 3, false);
   ASSERT_LT(made.total(), kept.total());
   EXPECT_LT(made.parent, kept.parent);  // the parent holds one trial instead of four
-  auto plan = fit_memory(big, 4, 3, true, made.total());
+  auto plan = fit_memory(big, 4, 3, made.total());
   ASSERT_TRUE(plan);
   EXPECT_FALSE(plan->keep_trials);
   EXPECT_EQ(plan->timing_sets, 3);
   EXPECT_EQ(plan->trials, 4);  // never fewer trials
 
-  auto tighter = fit_memory(big, 4, 3, true, made.total() - 1);
+  auto tighter = fit_memory(big, 4, 3, made.total() - 1);
   ASSERT_TRUE(tighter);
   EXPECT_FALSE(tighter->keep_trials);
   EXPECT_LT(tighter->timing_sets, 3);
@@ -73,23 +73,27 @@ TEST(MemoryPlan, MakesTrialsAgainBeforeTimingFewerSets) {
 
 TEST(MemoryPlan, RefusesWhatDoesNotFitEvenWithOneSetAndSaysWhatItNeeds) {
   set_bytes big{4 * gib, 4 * gib};
-  memory_plan least = least_memory(big, 4, 3, true);
+  memory_plan least = least_memory(big, 4, 3);
   EXPECT_EQ(least.timing_sets, 1);
   EXPECT_FALSE(least.keep_trials);
   EXPECT_GT(least.total(), 8 * gib);
-  EXPECT_FALSE(fit_memory(big, 4, 3, true, least.total() - 1));
-  auto just = fit_memory(big, 4, 3, true, least.total());
+  EXPECT_FALSE(fit_memory(big, 4, 3, least.total() - 1));
+  auto just = fit_memory(big, 4, 3, least.total());
   ASSERT_TRUE(just);
   EXPECT_EQ(just->total(), least.total());
 }
 
-TEST(MemoryPlan, GrowsWithTheProblemAndItsSets) {
+TEST(MemoryPlan, GrowsWithTheProblemItsSetsAndItsTiming) {
   for (std::uint64_t bytes : {std::uint64_t{1} << 20, gib, 4 * gib}) {
     set_bytes b{bytes, bytes};
-    EXPECT_LT(estimate_memory(b, 4, 1, false, true).total(), estimate_memory(b, 4, 3, false, true).total());
-    EXPECT_LT(estimate_memory(b, 4, 3, false, false).total(), estimate_memory(b, 4, 3, false, true).total() + 1);
+    EXPECT_LT(estimate_memory(b, 4, 1, false).total(), estimate_memory(b, 4, 3, false).total());
+    EXPECT_LT(estimate_memory(b, 4, 0, false).total(), estimate_memory(b, 4, 1, false).total());  // not timed
   }
-  EXPECT_LT(estimate_memory({gib, gib}, 4, 3, false, true).total(), estimate_memory({2 * gib, 2 * gib}, 4, 3, false, true).total());
+  EXPECT_LT(estimate_memory({gib, gib}, 4, 3, false).total(), estimate_memory({2 * gib, 2 * gib}, 4, 3, false).total());
+  // The parent's own share stays within a small multiple of one set, however many trials there are,
+  // when it does not keep them.
+  for (int trials : {1, 4, 16})
+    EXPECT_LE(estimate_memory({gib, gib}, trials, 3, false).parent, 2 * (2 * gib));
 }
 
 }  // namespace
