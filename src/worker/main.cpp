@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <malloc.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -70,6 +71,13 @@ struct too_large : std::runtime_error {
 };
 
 using util::count_threads;
+
+// Page faults this process has taken so far (minor and major).
+long page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt + u.ru_majflt;
+}
 
 // This process's resident memory now and at its peak, from /proc/self/status: "rss 1.2 GiB (anon
 // 1.1), peak 2.3 GiB" (the worker's trace, HEADROOM_WORKER_TRACE).
@@ -651,7 +659,10 @@ class worker {
     auto metas = parse_metas(req["inputs"].get_array().value());
     bool kept = false;
     if (req["kept_inputs"].get_bool().get(kept)) kept = false;
-    if (!kept) inputs_.swap(sent);  // the earlier inputs' buffer goes back to be read into
+    if (!kept) {
+      inputs_.swap(sent);  // the earlier inputs' buffer goes back to be read into
+      if (lean_) std::vector<std::byte>().swap(sent);  // or, lean, goes now, before the call's own
+    }
     const std::vector<std::byte>& payload = inputs_;
     std::size_t total = 0;
     for (const meta& m : metas) total += m.bytes;
@@ -790,6 +801,14 @@ class worker {
     std::string checked, calls;
     double checked_bytes = 0;
     double begin = host_ms();
+    // The warm-up lasts `warmup` calls, and then until a call maps (almost) no fresh pages, at most
+    // max_settling calls more: the worker gives its heap back between requests (send_reply), and a
+    // call that faults its outputs' pages in pays the kernel inside its time (a 16 MiB output is
+    // 4096 faults). How many calls that takes depends on the process's heap, not on the forward,
+    // so it differs between the reference's worker and a candidate's.
+    constexpr long settled_faults = 16;
+    constexpr int max_settling = 20;
+    int warm_calls = warmup, faulted_samples = 0;
     for (int i = 0;; ++i) {
       if (i == warmup && cpu >= 0) pin.emplace(static_cast<int>(cpu));
       call_plan plan = ask_call(i, sets.size());
@@ -799,6 +818,7 @@ class worker {
       simdjson::dom::parser announce;
       ask_parent(announce, "start", i);
       begin_allocation_log();
+      const long faults_before = page_faults();
       dev_->start_timer(hold);
       py_ref result(PyObject_CallObject(model.get(), in.tuple.get()));
       dev_->call_returned();
@@ -809,6 +829,7 @@ class worker {
         return reply_python_error("runtime_error");
       }
       device::times t = dev_->stop_timer();
+      const long faults = page_faults() - faults_before;
       ask_parent(announce, "done", i);
       // Every timed call's result is checked as a checked call's is: tensors, in memory the call
       // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
@@ -835,7 +856,8 @@ class worker {
         calls.clear();
         continue;
       }
-      bool warm = i < warmup;
+      bool warm = i < warm_calls;
+      if (warm && faults > settled_faults && i + 1 == warm_calls && warm_calls < warmup + max_settling) ++warm_calls;
       // nvbench's rule: a sample taken below 75% of the maximum SM clock measures the throttle,
       // not the kernel; it is dropped (and counted).
       unsigned mhz = dev_->sm_clock_mhz();
@@ -849,6 +871,7 @@ class worker {
       if (!warm && throttled) ++dropped;
       if (!warm && !throttled) {
         samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
+        if (faults > settled_faults) ++faulted_samples;
         // Each kept call with its times and the sketch of its outputs: the parent bounds the times
         // by its own clock and checks sketches of calls it picks afterwards against the reference.
         std::string sketch = sketch_seed ? sketch_outputs(result.get(), sketch_seed) : "[]";
@@ -879,12 +902,15 @@ class worker {
     release();
     ++time_requests_;
     timing_summary s = samples.summarize(empty);
-    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
+    if (trace_)
+      std::fprintf(stderr, "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
+                   warm_calls, s.samples, faulted_samples, s.median_ms);
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
                       s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
                       json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
-                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), calls, checked,
-                      tampered_json()),
+                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(),
+                      warm_calls, faulted_samples, calls, checked, tampered_json()),
           out_payload);
   }
 

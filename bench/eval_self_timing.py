@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Each problem's own Model judged as itself on the CPU: how far from 1.00 the speedup comes out.
+
+    bench/eval_self_timing.py HEADROOM [--rounds 3] [--settings default max1] [PROBLEM.py ...]
+                              [-- EVAL_ARGS...]
+
+Runs `headroom eval PROBLEMS --reference-as-candidate --device cpu --force` once per round and per
+setting (default: the default settings, and `--max-time 1`), all the problems in one run, and
+prints one row per evaluation: the speedup (the reference's cost over its own, evaluated as a
+candidate), how it was formed (the paired rounds' count and spread), and the machine's load average
+when the run began. Then, per setting, the range of the speedups and how many fall within the
+tolerance (1.00 +- 0.05 at the default settings, +- 0.10 at --max-time 1).
+
+The problems default to bench/self_timing/*.py: KernelBench level 1's elementwise and reduction
+problems at sizes the CPU runs in 1-20 ms. A machine busy with other work moves these figures by
+more than the tolerance: run it on a quiet machine (the load average is printed with every run).
+"""
+import argparse
+import glob
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+
+SETTINGS = {"default": ([], 0.05), "max1": (["--max-time", "1"], 0.10)}
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+def run(headroom, problems, args, work):
+    db = os.path.join(work, "r.sqlite")
+    if os.path.exists(db):
+        os.remove(db)
+    cmd = [headroom, "eval", *problems, "--reference-as-candidate", "--device", "cpu", "--force", "--db", db,
+           "--cache", os.path.join(work, "cache")] + args
+    began = load()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(f"headroom eval failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    rows = sqlite3.connect(db).execute(
+        "select problem, verdict, speedup, paired_rounds, paired_spread, clocks from evaluations order by problem").fetchall()
+    return began, rows
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("headroom")
+    ap.add_argument("problems", nargs="*")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--settings", nargs="+", default=["default", "max1"], choices=sorted(SETTINGS))
+    a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    here = os.path.dirname(os.path.abspath(__file__))
+    problems = a.problems or sorted(glob.glob(os.path.join(here, "self_timing", "*.py")))
+    work = tempfile.mkdtemp(prefix="headroom-self-timing-")
+    speedups = {s: [] for s in a.settings}
+    print("| setting | round | problem | verdict | speedup | paired rounds | paired spread | load at start |")
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |")
+    try:
+        for r in range(1, a.rounds + 1):
+            for s in a.settings:
+                began, rows = run(a.headroom, problems, SETTINGS[s][0] + extra, work)
+                for problem, verdict, speedup, rounds, spread, _ in rows:
+                    if speedup is not None:
+                        speedups[s].append(speedup)
+                    print(f"| {s} | {r} | {problem.split('/')[-1]} | {verdict} | "
+                          f"{'-' if speedup is None else f'{speedup:.3f}'} | {rounds if rounds is not None else '-'} | "
+                          f"{'-' if spread is None else f'{spread:.3f}'} | {began:.2f} |", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print()
+    print("| setting | evaluations | min | median | max | within tolerance |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for s, v in speedups.items():
+        if not v:
+            continue
+        tol = SETTINGS[s][1]
+        inside = sum(1 for x in v if abs(x - 1) <= tol)
+        print(f"| {s} | {len(v)} | {min(v):.3f} | {statistics.median(v):.3f} | {max(v):.3f} | "
+              f"{inside} of {len(v)} within 1.00 +- {tol:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
