@@ -156,7 +156,7 @@ def measure(headroom, problem, work, eval_args, cap):
             verdict = m.group(1) + (" " + m.group(2) if m.group(2) != "-" else "")
     reason = ""
     for line in out.splitlines():
-        if "reference_error" in line or "trials_reduced" in line:
+        if "reference_error" in line or "timing_sets_reduced" in line:
             reason = line.split("  ")[-1].strip()[:90]
     if proc.returncode != 0:
         reason = err.strip().splitlines()[-1][:120] if err.strip() else ""

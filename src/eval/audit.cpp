@@ -1,10 +1,47 @@
+// The discrimination audit (docs/eval.md, "Discrimination audit"): the fakes every problem's reference
+// data must reject, judged by our check and by KernelBench's legacy allclose, trial by trial.
 #include "audit.hpp"
 
 #include <algorithm>
+#include <random>
 
+#include <fmt/format.h>
+
+#include "headroom/eval/audit_fakes.hpp"
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/memory_budget.hpp"
+#include "headroom/util/json.hpp"
 
 namespace headroom::eval {
+
+using util::json_string;
+
+std::string audit_json(const audit_result& r) {
+  std::string s = fmt::format(R"({{"problem":{},"error":{},"trials":{},"discriminating":{},"fakes":[)",
+                              json_string(r.problem), json_string(r.error), r.trials, r.discriminating());
+  for (std::size_t k = 0; k < r.fakes.size(); ++k) {
+    const auto& f = r.fakes[k];
+    s += fmt::format(R"({}{{"name":"{}","applicable":{},"equals_reference":{},"passes_ours":{},"passes_legacy_1e-2":{},"passes_legacy_1e-4":{}}})",
+                     k ? "," : "", f.name, f.applicable, f.equals_reference, f.passes_ours, f.passes_legacy_1e2,
+                     f.passes_legacy_1e4);
+  }
+  return s + "]}";
+}
+
+bool audit_result::discriminating() const {
+  if (!error.empty()) return false;
+  return std::none_of(fakes.begin(), fakes.end(), [](const audit_fake& f) { return f.applicable && f.passes_ours; });
+}
+
+audit_result audit_problem(const problem_spec& problem, const eval_options& given) {
+  eval_options o = given;
+  o.timing = false;
+  if (o.seed == 0) o.seed = std::random_device{}();
+  if (o.memory_budget == 0) o.memory_budget = default_memory_budget(1);
+  std::optional<ceilings> none;
+  std::string device = expand_devices(o.device).front();
+  return audit_reference(problem.id, prepare_reference(problem, o, device, none, {}, nullptr, true));
+}
 
 audit_tally::audit_tally() {
   for (const char* name : {"zeros", "constant", "mean", "passthrough"}) {

@@ -136,9 +136,10 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
   }
   session& other = *ref.worker;
   // A warm-up turn, not counted: the candidate's worker has just run its timing, the reference's
-  // has not timed since its own preparation. Its first call pays whatever first use costs again
-  // (a library's handle made on first use synchronised the device and outlived the hold in a fresh
-  // worker: a first turn timed with its dispatch at 2x its cost, and a round's ratio of 1.9 from it).
+  // has not timed since its own preparation. Its first call pays whatever first use costs again (a
+  // library's handle made on first use synchronises the device and outlived the hold: on the H200
+  // the first turn of every fresh reference worker was timed with its dispatch, 2x its cost, and a
+  // round's ratio of 1.9 came of it).
   {
     answer w = other.ask(reference_request, {}, o.run_timeout * 10);
     if (w.failure != worker_failure::none || !w.ok) {

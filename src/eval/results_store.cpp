@@ -5,11 +5,16 @@
 // results_schema_version and add a migration.
 #include "headroom/eval/results_store.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <simdjson.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -18,10 +23,10 @@
 
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
-#include "trace/sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::eval {
-namespace sqlite = headroom::trace::sqlite;
+namespace sqlite = headroom::util::sqlite;
 
 namespace {
 
@@ -289,9 +294,42 @@ void create_schema(sqlite::database& db) {
   meta.step();
 }
 
+// One writer at a time: two runs writing one store would each replace the other's rows as they
+// go (a row's key names no run). The writer holds an exclusive flock(2) on the file for as long as
+// the store is open; a second writer is refused with a message. (flock and SQLite's own fcntl locks
+// do not interact; this descriptor is closed only after SQLite has closed the file, since closing
+// any descriptor of a file drops the process's fcntl locks on it.)
+class writer_lock {
+ public:
+  writer_lock() = default;
+  explicit writer_lock(const std::filesystem::path& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) refuse(path, fmt::format("cannot open: {}", std::strerror(errno)));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (err == EWOULDBLOCK) {
+        refuse(path, "another headroom process is writing this results store (a second `headroom eval` or "
+                     "`headroom reverify` with the same --db); wait for it to end, or give another --db");
+      }
+      refuse(path, fmt::format("cannot lock: {}", std::strerror(err)));
+    }
+  }
+  writer_lock(writer_lock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  writer_lock& operator=(writer_lock&&) = delete;
+  ~writer_lock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 struct results_store::impl {
+  writer_lock lock;  // declared first: released after the database is closed
   sqlite::database db;
   bool empty = false;  // read-only open of a file without tables: a store nothing was written to
 };
@@ -302,7 +340,7 @@ results_store::results_store(const std::filesystem::path& path, access mode) {
     sqlite3_busy_timeout(db.handle(), 10'000);  // a running `headroom eval` may be committing
     if (!db.has_table("headroom_meta")) {
       if (table_count(db) != 0) refuse(path, "not a headroom results store (no headroom_meta table)");
-      impl_ = std::make_unique<impl>(impl{std::move(db), true});
+      impl_ = std::make_unique<impl>(impl{{}, std::move(db), true});
       return;
     }
     const int version = stored_version(db);
@@ -310,7 +348,7 @@ results_store::results_store(const std::filesystem::path& path, access mode) {
       db = db.copy_to_memory();  // the reader never changes the file
       migrate(db, version);
     }
-    impl_ = std::make_unique<impl>(impl{std::move(db), false});
+    impl_ = std::make_unique<impl>(impl{{}, std::move(db), false});
     return;
   }
 
@@ -319,6 +357,7 @@ results_store::results_store(const std::filesystem::path& path, access mode) {
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) refuse(path, fmt::format("cannot create its folder: {}", ec.message()));
   }
+  writer_lock lock(path);
   sqlite::database db(path, sqlite::open_mode::create);
   sqlite3_busy_timeout(db.handle(), 10'000);
   // Refuse a foreign or newer file before anything is written to it (even the journal mode).
@@ -346,7 +385,7 @@ results_store::results_store(const std::filesystem::path& path, access mode) {
     sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
-  impl_ = std::make_unique<impl>(impl{std::move(db), false});
+  impl_ = std::make_unique<impl>(impl{std::move(lock), std::move(db), false});
 }
 
 results_store::~results_store() = default;

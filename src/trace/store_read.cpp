@@ -10,7 +10,7 @@
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::trace {
 namespace {
@@ -18,11 +18,11 @@ namespace {
 // migrations[v - 1] turns a version-v store into a version v+1 one. Policy (docs/trace-store.md):
 // any change to the schema bumps store_schema_version and appends a step here; steps are never
 // edited once released, and a store newer than this build is refused with a request to upgrade.
-using migration = std::function<void(sqlite::database&)>;
+using migration = std::function<void(util::sqlite::database&)>;
 const std::vector<migration>& migrations() {
   static const std::vector<migration> steps = {
       // v1 -> v2: synchronisation records (a v1 store has none).
-      [](sqlite::database& db) {
+      [](util::sqlite::database& db) {
         db.exec(
             "CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, "
             "process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, "
@@ -32,10 +32,16 @@ const std::vector<migration>& migrations() {
       },
       // v2 -> v3: the cudaEventRecord call a synchronisation awaits (unknown in a v2 store), and the
       // event_record kind (a v2 store has no such rows).
-      [](sqlite::database& db) {
+      [](util::sqlite::database& db) {
         db.exec(
             "ALTER TABLE synchronizations ADD COLUMN record_correlation INTEGER NOT NULL DEFAULT 0;"
             "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
+      },
+      // v3 -> v4: a warning says whether input was lost (an older store cannot tell: none was).
+      [](util::sqlite::database& db) {
+        db.exec(
+            "ALTER TABLE warnings ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"
+            "UPDATE headroom_meta SET value = '4' WHERE key = 'schema_version';");
       },
   };
   return steps;
@@ -45,7 +51,7 @@ const std::vector<migration>& migrations() {
   throw input_error(fmt::format("{}: {}", path.string(), what));
 }
 
-int schema_version(sqlite::database& db, const std::filesystem::path& path) {
+int schema_version(util::sqlite::database& db, const std::filesystem::path& path) {
   if (!db.has_table("headroom_meta")) bad(path, "not a headroom trace store (no headroom_meta table)");
   auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
   if (!s.step()) bad(path, "headroom_meta has no schema_version");
@@ -62,7 +68,7 @@ int schema_version(sqlite::database& db, const std::filesystem::path& path) {
   return v;
 }
 
-std::string meta(sqlite::database& db, std::string_view key) {
+std::string meta(util::sqlite::database& db, std::string_view key) {
   auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = ?");
   s.bind(1, key);
   return s.step() ? std::string(s.text(0)) : std::string();
@@ -81,7 +87,7 @@ Enum parse(const std::filesystem::path& path, std::string_view column, std::stri
 
 class store_reader {
  public:
-  store_reader(sqlite::database& db, const std::filesystem::path& path) : db_(db), path_(path) {}
+  store_reader(util::sqlite::database& db, const std::filesystem::path& path) : db_(db), path_(path) {}
 
   trace read() {
     read_meta();
@@ -263,11 +269,13 @@ class store_reader {
   }
 
   void read_warnings() {
-    auto s = db_.prepare("SELECT what, count FROM warnings ORDER BY id");
-    while (s.step()) t_.warnings.push_back({std::string(s.text(0)), static_cast<std::uint64_t>(s.int64(1))});
+    auto s = db_.prepare("SELECT what, count, lost FROM warnings ORDER BY id");
+    while (s.step()) {
+      t_.warnings.push_back({std::string(s.text(0)), static_cast<std::uint64_t>(s.int64(1)), s.int64(2) != 0});
+    }
   }
 
-  sqlite::database& db_;
+  util::sqlite::database& db_;
   const std::filesystem::path& path_;
   trace t_;
   bool geometry_ = false;
@@ -276,7 +284,7 @@ class store_reader {
 }  // namespace
 
 trace read_store(const std::filesystem::path& path) {
-  sqlite::database db(path, sqlite::open_mode::read_only);
+  util::sqlite::database db(path, util::sqlite::open_mode::read_only);
   int version = schema_version(db, path);
   if (version < store_schema_version) {
     db = db.copy_to_memory();

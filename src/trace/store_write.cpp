@@ -1,15 +1,14 @@
-// write_store: one transaction of prepared inserts into a file beside the target, then a rename.
+// write_store: one transaction of prepared inserts into an in-memory database, written out whole.
 // docs/trace-store.md documents every table; the golden test in tests/cpu/trace/store_schema_test.cpp
 // pins this text, so a change here must bump store_schema_version and add a migration.
-#include <fcntl.h>
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <system_error>
+#include <ostream>
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/util/output_file.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 namespace headroom::trace {
 namespace {
@@ -24,7 +23,7 @@ CREATE TABLE copies (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER
 CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL);
 CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
-CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL);
+CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL, lost INTEGER NOT NULL);
 CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL, record_correlation INTEGER NOT NULL);
 )sql";
 
@@ -39,7 +38,7 @@ CREATE INDEX synchronizations_correlation ON synchronizations (process, correlat
 
 std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
-void insert_activities(sqlite::database& db, const trace& t) {
+void insert_activities(util::sqlite::database& db, const trace& t) {
   auto kernels = db.prepare(
       "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   auto copies = db.prepare("INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
@@ -47,7 +46,7 @@ void insert_activities(sqlite::database& db, const trace& t) {
   const bool geometry = !t.geometry.empty() && t.geometry.size() == t.activities.size();
   for (std::size_t i = 0; i < t.activities.size(); ++i) {
     const activity& a = t.activities[i];
-    sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
+    util::sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
                            : a.kind == activity_kind::memcpy ? copies
                                                              : memsets;
     s.reset();
@@ -79,7 +78,7 @@ void insert_activities(sqlite::database& db, const trace& t) {
   }
 }
 
-void insert_rest(sqlite::database& db, const trace& t) {
+void insert_rest(util::sqlite::database& db, const trace& t) {
   auto meta = db.prepare("INSERT INTO headroom_meta VALUES (?1, ?2)");
   const std::pair<std::string_view, std::string> metas[] = {
       {"schema_version", std::to_string(store_schema_version)},
@@ -178,55 +177,37 @@ void insert_rest(sqlite::database& db, const trace& t) {
     syncs.step();
   }
 
-  auto warnings = db.prepare("INSERT INTO warnings VALUES (?1, ?2, ?3)");
+  auto warnings = db.prepare("INSERT INTO warnings VALUES (?1, ?2, ?3, ?4)");
   for (std::size_t i = 0; i < t.warnings.size(); ++i) {
     warnings.reset();
     warnings.bind(1, static_cast<std::int64_t>(i));
     warnings.bind(2, t.warnings[i].what);
     warnings.bind(3, as_int(t.warnings[i].count));
+    warnings.bind(4, std::int64_t{t.warnings[i].lost ? 1 : 0});
     warnings.step();
   }
 }
 
-// SQLite with synchronous=OFF does not flush; the rename must not publish a file still in the page cache.
-void flush_to_disk(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
+void write_store(const trace& t, std::ostream& out) {
+  // Built in memory and written out whole, so the file is only ever the output's bytes: a store
+  // goes through util::output_file like any other output (written beside the target, renamed).
+  auto db = util::sqlite::database::in_memory("trace store");
+  db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
+  db.exec("BEGIN");
+  db.exec(schema_sql);
+  insert_rest(db, t);
+  insert_activities(db, t);
+  db.exec(index_sql);
+  db.exec("COMMIT");
+  db.serialize_to(out);
+}
+
 void write_store(const trace& t, const std::filesystem::path& path) {
-  const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  if (!std::filesystem::is_directory(folder)) {
-    throw input_error(fmt::format("cannot write {}: folder {} does not exist", path.string(), folder.string()));
-  }
-  auto temp = path;
-  temp += fmt::format(".tmp{}", ::getpid());
-  std::error_code ec;
-  std::filesystem::remove(temp, ec);
-  try {
-    sqlite::database db(temp, sqlite::open_mode::create);
-    // The temporary file is thrown away on any failure, so no journal is needed.
-    db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
-    db.exec("BEGIN");
-    db.exec(schema_sql);
-    insert_rest(db, t);
-    insert_activities(db, t);
-    db.exec(index_sql);
-    db.exec("COMMIT");
-  } catch (...) {
-    std::filesystem::remove(temp, ec);
-    throw;
-  }
-  flush_to_disk(temp);
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw input_error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
-  }
+  util::output_file file(path);
+  write_store(t, file.stream());
+  file.commit();
 }
 
 }  // namespace headroom::trace

@@ -46,8 +46,8 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--jobs", o.jobs, "Parallel compilations (default: half the cores)");
   sub->add_option("--lanes", o.lanes,
                   "Evaluations in flight per GPU (default 1): worker start-up, transfers and checks overlap, each "
-                  "timing has the GPU to itself; host and GPU memory grow with it (each lane keeps up to "
-                  "--memory-budget of reference data). Above 1 on the CPU only with --no-timing")
+                  "timing has the GPU to itself; host and GPU memory grow with it (the default memory budget is "
+                  "split among the problems in flight). Above 1 on the CPU only with --no-timing")
       ->check(CLI::Range(1, 16));
   sub->add_flag("!--no-timing", o.timing, "Check correctness only");
   sub->add_flag("!--no-baselines", o.baselines, "Do not time the reference (no speedups)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "headroom/analyze/analysis.hpp"
+#include "headroom/classify/classifier.hpp"
 #include "headroom/report/document.hpp"
 
 namespace headroom::report {
@@ -27,9 +28,19 @@ struct build_options {
   std::optional<std::string> source;                          // only this results source
   project::join_options join;
   std::vector<std::filesystem::path> sections;                // extra sections (JSON)
+  bool allow_partial = false;  // read a trace cut short or partly damaged; its notes say what was lost
 };
 
 // Throws input_error naming a file that cannot be read.
 document build_document(const std::vector<std::filesystem::path>& inputs, const build_options& o);
+
+// The pieces build_document is made of, for callers that know their inputs' kinds already (a study
+// names each run's traces): the results sources of stores and speedup CSVs (recognised by content),
+// and one workload from trace files read together (several: the ranks of one run), joined to them.
+std::vector<project::measured_source> read_results_sources(const std::vector<std::filesystem::path>& files,
+                                                           const build_options& o);
+workload build_workload(std::string name, const std::vector<std::filesystem::path>& traces,
+                        const classify::classifier& c, const build_options& o,
+                        const std::vector<project::measured_source>& sources);
 
 }  // namespace headroom::report

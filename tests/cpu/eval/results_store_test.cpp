@@ -14,14 +14,14 @@
 #include "eval/results_rows.hpp"
 #include "headroom/eval/results_store.hpp"
 #include "headroom/util/error.hpp"
-#include "trace/sqlite_db.hpp"
+#include "headroom/util/sqlite_db.hpp"
 
 using namespace headroom;
 using eval::results_store;
 using eval::verdict;
 using headroom::test::row;
 using headroom::test::scratch_dir;
-namespace sqlite = headroom::trace::sqlite;
+namespace sqlite = headroom::util::sqlite;
 
 namespace {
 
@@ -151,6 +151,30 @@ TEST(ResultsStore, EvaluationsSurviveReopen) {
   EXPECT_EQ(rows[0].candidate_hash, "sha-a-c1");
   EXPECT_EQ(rows[0].speedup, 1.5);
   EXPECT_EQ(rows[1].result, verdict::incorrect);
+}
+
+// Two runs writing one store would each replace the other's rows: the second writer is refused
+// with a message naming the file, readers still open it, and the store is free once the first closes.
+TEST(ResultsStore, ASecondWriterIsRefusedWhileTheFirstHasTheStoreOpen) {
+  scratch_dir dir("results-two-writers");
+  const auto path = dir / "results.sqlite";
+  {
+    results_store first(path);
+    first.put(row("a", "c1", verdict::correct, 1.5));
+    try {
+      results_store second(path);
+      FAIL() << "a second writer opened the store";
+    } catch (const input_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+      EXPECT_NE(what.find("another headroom process is writing"), std::string::npos) << what;
+    }
+    results_store reader(path, results_store::access::read_only);
+    EXPECT_EQ(reader.evaluations().size(), 1u);
+    first.put(row("a", "c2", verdict::incorrect));  // the refused open took nothing from the first
+  }
+  results_store again(path);
+  EXPECT_EQ(again.evaluations().size(), 2u);
 }
 
 TEST(ResultsStore, PuttingTheSameKeyTwiceLeavesOneRowWithTheNewerContents) {
