@@ -73,7 +73,7 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const eval
     else j.fail(verdict::reference_error, "reference_error", sent.error);
     return;
   }
-  std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, ref.symmetric, sketch_seed);
+  std::string request = timing_request(o, ref, true, o.hold_launches, sketch_seed);
   answer a = s.ask(request, {}, o.run_timeout * 10);
   const bool answered = check_timing(a);
   if (answered) {

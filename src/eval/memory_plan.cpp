@@ -42,9 +42,11 @@ memory_plan estimate_memory(set_bytes b, int trials, int timing_sets, bool keep_
       std::max((keep_trials ? reference_idle : reference_idle + making) + w + between, reference_idle + w + running) +
       regions;
   // Timing (the candidate's, the reference's runs of its timed calls again, the paired turns): one
-  // worker calls the forward while the other holds its sets and its last outputs; the parent
-  // compares a timed call's outputs with the reference's.
-  const std::uint64_t timing = timing_sets > 0 ? kept + 2 * o + (reference_idle + call) + (reference_idle + o) + regions : 0;
+  // worker calls the forward while the other holds its sets and its last outputs, or, when the
+  // trials are kept (memory to spare), the heap of its own calls, kept mapped for its next turn
+  // (session.hpp, keep_heap); the parent compares a timed call's outputs with the reference's.
+  const std::uint64_t waiting = keep_trials ? reference_idle + call : reference_idle + o;
+  const std::uint64_t timing = timing_sets > 0 ? kept + 2 * o + (reference_idle + call) + waiting + regions : 0;
   p.parent = std::max(std::max(kept, s), kept + 2 * o);
   p.peak = std::max({prepare, checking, timing});
   // The workers started ahead: the next candidate's and the next problem's reference's.

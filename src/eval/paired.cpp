@@ -125,9 +125,9 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // Both workers keep the timing sets already; the reference's times its eager model (the compiled
   // baseline's, when there is one, replaced it for timing).
-  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, ref.symmetric, sketch_seed) + pin;
+  const std::string candidate_request = timing_request(turn, ref, true, held, sketch_seed) + pin;
   const std::string reference_request =
-      timing_request(turn, ref.timing_sets, false, held, ref.symmetric) + pin + R"(,"eager":true)";
+      timing_request(turn, ref, false, held) + pin + R"(,"eager":true)";
 
   paired_result failed;
   if (!ref.worker) {

@@ -295,9 +295,9 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
       device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
   }
   // Every timing runs on the sets this worker keeps.
-  std::string request = timing_request(o, timing_sets, false, o.hold_launches, ref.symmetric);
+  std::string request = timing_request(o, ref, false, o.hold_launches);
   std::string kept_request = request;
-  std::string dispatch_request = timing_request(o, timing_sets, false, false, ref.symmetric);
+  std::string dispatch_request = timing_request(o, ref, false, false);
   // Held timings are repeated with the dispatch included, for candidates that cannot be held.
   auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
     if (!held.held) return;

@@ -180,15 +180,17 @@ std::string describe(const answer& a) {
   return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
 }
 
-std::string timing_request(const eval_options& o, int sets, bool check_outputs, bool hold,
-                           const std::vector<std::uint64_t>& symmetric, std::uint64_t sketch_seed) {
+std::string timing_request(const eval_options& o, const reference_data& ref, bool check_outputs, bool hold,
+                           std::uint64_t sketch_seed) {
   std::string sym;
-  for (std::uint64_t n : symmetric) sym += fmt::format("{}{}", sym.empty() ? "" : ",", n);
+  for (std::uint64_t n : ref.symmetric) sym += fmt::format("{}{}", sym.empty() ? "" : ",", n);
   return fmt::format(
-      R"("op":"time","set_count":{},"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"symmetric":[{}],"sketch_seed":{})",
-      sets, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs, hold,
-      sym, sketch_seed);
+      R"("op":"time","set_count":{},"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"symmetric":[{}],"sketch_seed":{},{})",
+      ref.timing_sets, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes,
+      check_outputs, hold, sym, sketch_seed, keep_heap(ref));
 }
+
+std::string keep_heap(const reference_data& ref) { return fmt::format(R"("keep_heap":{})", ref.keep_trials); }
 
 timing_summary parse_timing(simdjson::dom::element t) {
   timing_summary s;

@@ -186,13 +186,18 @@ std::string candidate_label(const candidate_spec& candidate, const problem_spec&
 // The audit of a problem from reference data already prepared (no further worker runs).
 audit_result audit_reference(const std::string& problem_id, const reference_data& ref);
 
-// A timing request on the `sets` timing sets the worker keeps.
+// A timing request on the timing sets the worker keeps (ref.timing_sets of them; ref.symmetric: per
+// input, n when it is symmetric n x n, kept so in the fresh inputs).
 // check_outputs: send timed outputs back to be compared (the candidate's); the reference's own are not.
 // hold: launches held behind a gate (options.hold_launches unless a dispatch-included timing is wanted).
-// symmetric: per input, n when it is symmetric n x n (symmetric_size), kept so in the fresh inputs.
 // sketch_seed: nonzero, every kept call's outputs are sketched under it (a candidate's timing).
-std::string timing_request(const eval_options& options, int sets, bool check_outputs, bool hold,
-                           const std::vector<std::uint64_t>& symmetric, std::uint64_t sketch_seed = 0);
+// The worker keeps its heap mapped after the request when the problem's plan keeps its trials
+// (memory to spare: keep_heap below); a lean problem's workers give it back.
+std::string timing_request(const eval_options& options, const reference_data& ref, bool check_outputs, bool hold,
+                           std::uint64_t sketch_seed = 0);
+// The request field that asks a worker to keep its heap mapped after a timed request (its calls'
+// outputs land on pages already mapped in the next one: docs/eval.md, "Timing").
+std::string keep_heap(const reference_data& ref);
 timing_summary parse_timing(simdjson::dom::element t);
 std::string iso_now();
 

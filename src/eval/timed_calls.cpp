@@ -198,8 +198,8 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
                         k < whole.size());
   }
   for (std::uint64_t n : ref.symmetric) symmetric += fmt::format("{}{}", symmetric.empty() ? "" : ",", n);
-  answer r = ref.worker->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{})", list,
-                                           symmetric, sketch_seed),
+  answer r = ref.worker->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{},{})", list,
+                                         symmetric, sketch_seed, keep_heap(ref)),
                                {}, o.run_timeout * 2);
   if (r.failure != worker_failure::none || !r.ok) {
     // The reference failing to run again says nothing about the candidate: the check is skipped,

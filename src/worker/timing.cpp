@@ -72,6 +72,7 @@ void worker::time(simdjson::dom::element req) {
     throw request_error("the timing request names another number of sets than this worker keeps");
   bool eager = false;
   if (req["eager"].get_bool().get(eager)) eager = false;
+  if (req["keep_heap"].get_bool().get(keep_heap_)) keep_heap_ = false;
   const py_ref model = eager && eager_model_ ? eager_model_ : model_;
   const timing_settings settings = read_timing_settings(req, dev_->is_cuda());
   const stopping_rule& rule = settings.rule;
@@ -99,15 +100,21 @@ void worker::time(simdjson::dom::element req) {
   out_payload.clear();
   std::string checked, calls;
   double checked_bytes = 0;
-  double begin = host_ms();
-  // The warm-up lasts `warmup` calls, and then until a call maps (almost) no fresh pages, at most
-  // max_settling calls more: the worker gives its heap back between requests (send_reply), and a
-  // call that faults its outputs' pages in pays the kernel inside its time (a 16 MiB output is
-  // 4096 faults). How many calls that takes depends on the process's heap, not on the forward,
-  // so it differs between the reference's worker and a candidate's.
+  // The warm-up lasts `warmup` calls, and then until two calls in a row map (almost) no fresh
+  // pages, at most max_settling calls more. A call that faults its outputs' pages in pays the
+  // kernel inside its time: on the 2-core machine a 16 MiB ReLU took 30-57 ms so and 3 ms without.
+  // The heap's big free blocks were given back between requests (send_reply), and a call's outputs
+  // land on one after another of them for as many calls as the process has such blocks: a number
+  // its history sets, not the forward, and so another for the reference's worker than for a
+  // candidate's (in a fresh second reference worker, more faulting calls than in the candidate's,
+  // whose trials had mapped its heap: the reference came out slower than itself).
   constexpr long settled_faults = 16;
-  constexpr int max_settling = 20;
-  int warm_calls = warmup, faulted_samples = 0;
+  constexpr int settled_calls = 2, max_settling = 20;
+  int warm_calls = warmup, clean_calls = 0, faulted_samples = 0;
+  // Sampling time counts from the first kept call: on the CPU a call's fresh inputs, the cache
+  // flush and the parent's questions take many times a small forward, and counted from the start
+  // they left a short turn of paired rounds (0.1 s at --max-time 1) one sample or two.
+  std::optional<double> begin;
   for (int i = 0;; ++i) {
     if (i == warmup && cpu >= 0) pin.emplace(static_cast<int>(cpu));
     call_plan plan = ask_call(i, sets.size());
@@ -156,7 +163,9 @@ void worker::time(simdjson::dom::element req) {
       continue;
     }
     bool warm = i < warm_calls;
-    if (warm && faults > settled_faults && i + 1 == warm_calls && warm_calls < warmup + max_settling) ++warm_calls;
+    clean_calls = faults > settled_faults ? 0 : clean_calls + 1;
+    if (warm && i + 1 == warm_calls && clean_calls < settled_calls && warm_calls < warmup + max_settling) ++warm_calls;
+    if (!warm && !begin) begin = host_ms() - t.wall_ms;
     // nvbench's rule: a sample taken below 75% of the maximum SM clock measures the throttle,
     // not the kernel; it is dropped (and counted).
     unsigned mhz = dev_->sm_clock_mhz();
@@ -194,9 +203,12 @@ void worker::time(simdjson::dom::element req) {
       checked_bytes += static_cast<double>(out_payload.size() - before);
       checked += fmt::format(R"({}{{"call":{},"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", i, plan.set, metas);
     }
-    double elapsed = (host_ms() - begin) / 1000.0;
+    double elapsed = begin ? (host_ms() - *begin) / 1000.0 : 0;
     if (!warm && samples.done(rule, elapsed)) break;
-    if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
+    // Past three times the time asked for: give up with what there is, once it is half the fewest
+    // samples (a turn of paired rounds on the CPU used to end on one) or samples are being dropped
+    // (throttled throughout).
+    if (!warm && elapsed > 3 * rule.max_seconds && (dropped > 0 || 2 * samples.size() >= rule.min_samples)) break;
   }
   release();
   ++time_requests_;
@@ -277,6 +289,7 @@ void worker::replay(simdjson::dom::element req) {
   if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
     for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
   std::uint64_t sketch_seed = req["sketch_seed"].get_uint64().value();
+  if (req["keep_heap"].get_bool().get(keep_heap_)) keep_heap_ = false;
   pristine_sets pristine = upload_sets();
   std::vector<std::byte>& out_payload = outputs_;
   out_payload.clear();

@@ -237,6 +237,7 @@ class worker {
   bool release_after_reply_ = false;      // a trial's run lets its outputs go once answered
   bool release_inputs_ = false;           // and its inputs (the reference's trials)
   bool lean_ = false;  // the load asked to keep no payload buffer from one request to the next
+  bool keep_heap_ = false;  // a timed request asked to keep the heap mapped for the next one
 };
 
 }  // namespace headroom::worker
