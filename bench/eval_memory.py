@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Peak memory of `headroom eval` against a problem's bytes: the parent's and its workers'.
 
-    bench/eval_memory.py HEADROOM [--gib 1 4] [--label NAME] [-- EVAL_ARGS...]
+    bench/eval_memory.py HEADROOM [--gib 1 4] [--label NAME] [--before OLD_HEADROOM [--before-gib ...]]
+                         [-- EVAL_ARGS...]
 
 For each size a Frobenius-norm problem (one float32 input of that many GiB, one output of the same
 size: KernelBench's 37_FrobeniusNorm_ scaled) is written to a temporary folder and evaluated with
@@ -12,15 +13,20 @@ RssShmem, VmHWM); the payload regions (memfds) are counted once, by the blocks e
 the descriptors of every process of the run. Prints one Markdown row per size: the parent's peak
 (VmHWM, and anonymous memory alone), the largest sum over the workers' anonymous memory, the regions'
 largest total, the run's largest total (parent + workers + regions at one sample) and the verdict.
+With --before, each size is measured with OLD_HEADROOM (another build, e.g. the one before a change:
+its rows are labelled `before`) right after HEADROOM (labelled `after`, or --label), at the sizes of
+--before-gib (default: those of --gib), so that a run cut short still holds pairs.
 
 A run whose total passes --cap-gib (default 85% of MemAvailable when it starts) is stopped (its
 row says so), so that the kernel's out-of-memory killer never has to choose a victim on a shared
-machine. Run one at a time: never two of these at once.
+machine. Run one at a time: never two of these at once. Ended by SIGTERM (a time limit), it ends
+the run under way (which runs in a process group of its own) before it exits.
 """
 import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -120,6 +126,13 @@ def measure(headroom, problem, work, eval_args, cap):
            "--db", os.path.join(work, "r.sqlite"), "--cache", os.path.join(work, "cache")] + eval_args
     began = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def end_run(signum, frame):
+        # The run is a session of its own: a limit that ends this script would not reach it.
+        os.killpg(proc.pid, signal.SIGKILL)
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, end_run)
     aborted = False
     peak = {"parent_hwm": 0, "parent_anon": 0, "workers_anon": 0, "reference_anon": 0, "candidate_anon": 0,
             "regions": 0, "total": 0}
@@ -148,6 +161,7 @@ def measure(headroom, problem, work, eval_args, cap):
             aborted = True
         time.sleep(0.1)
     out, err = proc.communicate()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     seconds = time.monotonic() - began
     verdict = "exit %d" % proc.returncode
     for line in err.splitlines():
@@ -173,41 +187,53 @@ def mem_available():
     return 0
 
 
+def row(headroom, label, size, eval_args, a):
+    """One run of HEADROOM on a problem of `size` GiB in and out, as a Markdown row."""
+    gib = 1 << 30
+    cap = a.cap_gib * gib if a.cap_gib > 0 else 0.85 * mem_available()
+    work = tempfile.mkdtemp(prefix="headroom-memory-")
+    try:
+        folder = os.path.join(work, "problems")
+        os.mkdir(folder)
+        path = os.path.join(folder, f"frobenius_{size:g}gib.py")
+        with open(path, "w") as f:
+            f.write(PROBLEM.format(gib=size, elements=int(size * gib) // 4))
+        peak, seconds, verdict, reason = measure(headroom, path, work, eval_args, cap)
+    finally:
+        if a.keep:
+            print(f"kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return (f"| {label} | {size:g} + {size:g} | {peak['parent_hwm'] / gib:.2f} / {peak['parent_anon'] / gib:.2f} "
+            f"| {peak['reference_anon'] / gib:.2f} / {peak['candidate_anon'] / gib:.2f} / "
+            f"{peak['workers_anon'] / gib:.2f} | {peak['regions'] / gib:.2f} | {peak['total'] / gib:.2f} "
+            f"| {seconds:.0f} | {verdict} | {reason} | {os.getloadavg()[0]:.1f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("headroom")
     ap.add_argument("--gib", type=float, nargs="+", default=[1, 4])
     ap.add_argument("--label", default="")
+    ap.add_argument("--before", default="", help="another headroom binary measured after HEADROOM at each size")
+    ap.add_argument("--before-gib", type=float, nargs="*", default=None,
+                    help="the sizes measured with --before (default: --gib)")
     ap.add_argument("--keep", action="store_true", help="keep each run's folder (worker logs; print its path)")
     ap.add_argument("--cap-gib", type=float, default=0,
                     help="stop a run whose total passes this (default: 85%% of MemAvailable at its start)")
     argv = sys.argv[1:]
     eval_args = argv[argv.index("--") + 1:] if "--" in argv else []
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
-    gib = 1 << 30
     print("| build | problem GiB (in + out) | parent peak GiB (VmHWM / anon) | workers' anon GiB (ref / cand / sum) "
           "| regions GiB | run total GiB | s | verdict | reason | load |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |")
-    for size in a.gib:
-        cap = a.cap_gib * gib if a.cap_gib > 0 else 0.85 * mem_available()
-        work = tempfile.mkdtemp(prefix="headroom-memory-")
-        try:
-            folder = os.path.join(work, "problems")
-            os.mkdir(folder)
-            path = os.path.join(folder, f"frobenius_{size:g}gib.py")
-            with open(path, "w") as f:
-                f.write(PROBLEM.format(gib=size, elements=int(size * gib) // 4))
-            peak, seconds, verdict, reason = measure(a.headroom, path, work, eval_args, cap)
-            load = os.getloadavg()[0]
-            print(f"| {a.label} | {size:g} + {size:g} | {peak['parent_hwm'] / gib:.2f} / {peak['parent_anon'] / gib:.2f} "
-                  f"| {peak['reference_anon'] / gib:.2f} / {peak['candidate_anon'] / gib:.2f} / "
-                  f"{peak['workers_anon'] / gib:.2f} | {peak['regions'] / gib:.2f} | {peak['total'] / gib:.2f} "
-                  f"| {seconds:.0f} | {verdict} | {reason} | {load:.1f} |", flush=True)
-        finally:
-            if a.keep:
-                print(f"kept {work}", file=sys.stderr)
-            else:
-                shutil.rmtree(work, ignore_errors=True)
+    builds = [(a.headroom, a.label or ("after" if a.before else ""), a.gib)]
+    if a.before:
+        builds.append((a.before, "before", a.gib if a.before_gib is None else a.before_gib))
+    for size in sorted(set().union(*(sizes for _, _, sizes in builds))):
+        for headroom, label, sizes in builds:
+            if size in sizes:
+                print(row(headroom, label, size, eval_args, a), flush=True)
     return 0
 
 

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Each problem's own Model judged as itself on the CPU: how far from 1.00 the speedup comes out.
 
-    bench/eval_self_timing.py HEADROOM [--rounds 3] [--settings default max1] [PROBLEM.py ...]
-                              [-- EVAL_ARGS...]
+    bench/eval_self_timing.py HEADROOM [PROBLEM.py ...] [--rounds 3] [--settings default max1]
+                              [--budget SECONDS] [-- EVAL_ARGS...]
 
 Runs `headroom eval PROBLEMS --reference-as-candidate --device cpu --force` once per round and per
 setting (default: the default settings, and `--max-time 1`), all the problems in one run, and
 prints one row per evaluation: the speedup (the reference's cost over its own, evaluated as a
-candidate), how it was formed (the paired rounds' count and spread), and the machine's load average
-when the run began. Then, per setting, the range of the speedups and how many fall within the
-tolerance (1.00 +- 0.05 at the default settings, +- 0.10 at --max-time 1).
+candidate), whether it lies within the tolerance (1.00 +- 0.05 at the default settings, +- 0.10 at
+--max-time 1), how it was formed (the paired rounds' count and spread), and the machine's load
+average when the run began. Then per problem and setting, and per setting over all problems, the
+range of the speedups and how many fall within the tolerance.
 
-The problems default to bench/self_timing/*.py: KernelBench level 1's elementwise and reduction
+With --budget, a run is started only while the time left holds the longest run so far (the first
+always starts); ended by SIGTERM, the script prints the tables of what it has. The problems
+default to bench/self_timing/*.py: KernelBench level 1's elementwise and reduction
 problems at sizes the CPU runs in 1-20 ms. A machine busy with other work moves these figures by
 more than the tolerance: run it on a quiet machine (the load average is printed with every run).
 """
@@ -19,11 +22,13 @@ import argparse
 import glob
 import os
 import shutil
+import signal
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 SETTINGS = {"default": ([], 0.05), "max1": (["--max-time", "1"], 0.10)}
 
@@ -40,6 +45,8 @@ def run(headroom, problems, args, work):
            "--cache", os.path.join(work, "cache")] + args
     began = load()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode < 0:
+        raise KeyboardInterrupt  # ended by a signal, with this script (a time limit)
     if p.returncode != 0:
         sys.exit(f"headroom eval failed ({p.returncode}):\n{p.stderr[-2000:]}")
     rows = sqlite3.connect(db).execute(
@@ -55,36 +62,69 @@ def main():
     ap.add_argument("problems", nargs="*")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--settings", nargs="+", default=["default", "max1"], choices=sorted(SETTINGS))
+    ap.add_argument("--budget", type=float, default=0, help="seconds for the whole script (0: no limit)")
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     here = os.path.dirname(os.path.abspath(__file__))
     problems = a.problems or sorted(glob.glob(os.path.join(here, "self_timing", "*.py")))
     work = tempfile.mkdtemp(prefix="headroom-self-timing-")
     speedups = {s: [] for s in a.settings}
-    print("| setting | round | problem | verdict | speedup | paired rounds | paired spread | load at start |")
-    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |")
+    per_problem = {}  # (problem, setting) -> speedups
+    print("| setting | round | problem | verdict | speedup | within | paired rounds | paired spread | load at start |")
+    print("| --- | ---: | --- | --- | ---: | --- | ---: | ---: | ---: |")
+    start, longest, cut = time.monotonic(), 0.0, ""
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         for r in range(1, a.rounds + 1):
             for s in a.settings:
+                left = a.budget - (time.monotonic() - start)
+                if a.budget and longest and left < longest:
+                    cut = f"stopped before round {r} of {s}: {left:.0f} s left, the longest run took {longest:.0f} s"
+                    break
+                run_start = time.monotonic()
                 began, rows = run(a.headroom, problems, SETTINGS[s][0] + extra, work)
+                longest = max(longest, time.monotonic() - run_start)
+                tol = SETTINGS[s][1]
                 for problem, verdict, speedup, rounds, spread, _ in rows:
+                    name = problem.split('/')[-1]
+                    per_problem.setdefault((name, s), [])
                     if speedup is not None:
                         speedups[s].append(speedup)
-                    print(f"| {s} | {r} | {problem.split('/')[-1]} | {verdict} | "
-                          f"{'-' if speedup is None else f'{speedup:.3f}'} | {rounds if rounds is not None else '-'} | "
+                        per_problem[(name, s)].append(speedup)
+                    within = "-" if speedup is None else ("yes" if abs(speedup - 1) <= tol else "NO")
+                    print(f"| {s} | {r} | {name} | {verdict} | "
+                          f"{'-' if speedup is None else f'{speedup:.3f}'} | {within} | "
+                          f"{rounds if rounds is not None else '-'} | "
                           f"{'-' if spread is None else f'{spread:.3f}'} | {began:.2f} |", flush=True)
+            if cut:
+                break
+    except KeyboardInterrupt:
+        cut = "ended by a signal in the middle of a run"
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print()
-    print("| setting | evaluations | min | median | max | within tolerance |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    if cut:
+        print(cut)
+        print()
+    print("| setting | problem | evaluations | min | median | max | within tolerance |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    for (name, s), v in sorted(per_problem.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        print(summary_row(s, name, v))
     for s, v in speedups.items():
-        if not v:
-            continue
-        tol = SETTINGS[s][1]
-        inside = sum(1 for x in v if abs(x - 1) <= tol)
-        print(f"| {s} | {len(v)} | {min(v):.3f} | {statistics.median(v):.3f} | {max(v):.3f} | "
-              f"{inside} of {len(v)} within 1.00 +- {tol:.2f} |")
+        print(summary_row(s, "all", v))
     return 0
+
+
+def summary_row(setting, problem, v):
+    tol = SETTINGS[setting][1]
+    if not v:
+        return f"| {setting} | {problem} | 0 | - | - | - | no speedup |"
+    inside = sum(1 for x in v if abs(x - 1) <= tol)
+    return (f"| {setting} | {problem} | {len(v)} | {min(v):.3f} | {statistics.median(v):.3f} | {max(v):.3f} | "
+            f"{inside} of {len(v)} within 1.00 +- {tol:.2f} |")
 
 
 if __name__ == "__main__":
