@@ -4,13 +4,7 @@
 # judge the problems around it. Skips (77) without Debian's CPU PyTorch.
 set -uo pipefail
 headroom=$1
-worker="$(dirname "$headroom")/headroom-worker"
-if [[ ! -x $worker ]]; then echo "no headroom-worker (libpython3-dev missing at build time): skipped"; exit 77; fi
-python=${HEADROOM_PYTHON:-/usr/bin/python3}
-if ! "$python" -c "import torch" 2>/dev/null; then echo "$python cannot import torch: skipped"; exit 77; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/lib/eval_prelude.sh"
 
 # Three problems in name order: a small one, one whose input and output are 128 MiB each (within a
 # budget of 3 GiB its evaluation needs about 3.5: the parent, the reference's worker, the
