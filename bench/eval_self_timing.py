@@ -13,7 +13,8 @@ average when the run began. Then per problem and setting, and per setting over a
 range of the speedups and how many fall within the tolerance.
 
 With --budget, a run is started only while the time left holds the longest run so far (the first
-always starts); ended by SIGTERM, the script prints the tables of what it has. The problems
+always starts); ended by SIGTERM, the script prints the tables of what it has, the evaluations
+the run under way finished included. The problems
 default to bench/self_timing/*.py: KernelBench level 1's elementwise and reduction
 problems at sizes the CPU runs in 1-20 ms. A machine busy with other work moves these figures by
 more than the tolerance: run it on a quiet machine (the load average is printed with every run).
@@ -37,21 +38,24 @@ def load():
     return os.getloadavg()[0]
 
 
-def run(headroom, problems, args, work):
-    db = os.path.join(work, "r.sqlite")
+def stored(db):
+    """The evaluations in the store so far (those of a run ended midway included)."""
+    if not os.path.exists(db):
+        return []
+    return sqlite3.connect(db).execute(
+        "select problem, verdict, speedup, paired_rounds, paired_spread, clocks from evaluations order by problem").fetchall()
+
+
+def run(headroom, problems, args, db, cache):
     if os.path.exists(db):
         os.remove(db)
     cmd = [headroom, "eval", *problems, "--reference-as-candidate", "--device", "cpu", "--force", "--db", db,
-           "--cache", os.path.join(work, "cache")] + args
-    began = load()
+           "--cache", cache] + args
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode < 0:
         raise KeyboardInterrupt  # ended by a signal, with this script (a time limit)
     if p.returncode != 0:
         sys.exit(f"headroom eval failed ({p.returncode}):\n{p.stderr[-2000:]}")
-    rows = sqlite3.connect(db).execute(
-        "select problem, verdict, speedup, paired_rounds, paired_spread, clocks from evaluations order by problem").fetchall()
-    return began, rows
 
 
 def main():
@@ -72,6 +76,21 @@ def main():
     print("| setting | round | problem | verdict | speedup | within | paired rounds | paired spread | load at start |")
     print("| --- | ---: | --- | --- | ---: | --- | ---: | ---: | ---: |")
     start, longest, cut = time.monotonic(), 0.0, ""
+    db, cache = os.path.join(work, "r.sqlite"), os.path.join(work, "cache")
+
+    def show(setting, r, began):
+        tol = SETTINGS[setting][1]
+        for problem, verdict, speedup, rounds, spread, _ in stored(db):
+            name = problem.split('/')[-1]
+            per_problem.setdefault((name, setting), [])
+            if speedup is not None:
+                speedups[setting].append(speedup)
+                per_problem[(name, setting)].append(speedup)
+            within = "-" if speedup is None else ("yes" if abs(speedup - 1) <= tol else "NO")
+            print(f"| {setting} | {r} | {name} | {verdict} | "
+                  f"{'-' if speedup is None else f'{speedup:.3f}'} | {within} | "
+                  f"{rounds if rounds is not None else '-'} | "
+                  f"{'-' if spread is None else f'{spread:.3f}'} | {began:.2f} |", flush=True)
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -84,25 +103,19 @@ def main():
                 if a.budget and longest and left < longest:
                     cut = f"stopped before round {r} of {s}: {left:.0f} s left, the longest run took {longest:.0f} s"
                     break
-                run_start = time.monotonic()
-                began, rows = run(a.headroom, problems, SETTINGS[s][0] + extra, work)
+                run_start, began = time.monotonic(), load()
+                try:
+                    run(a.headroom, problems, SETTINGS[s][0] + extra, db, cache)
+                except KeyboardInterrupt:
+                    cut = f"ended by a signal in round {r} of {s}: its evaluations done so far are above"
+                    show(s, r, began)
+                    break
                 longest = max(longest, time.monotonic() - run_start)
-                tol = SETTINGS[s][1]
-                for problem, verdict, speedup, rounds, spread, _ in rows:
-                    name = problem.split('/')[-1]
-                    per_problem.setdefault((name, s), [])
-                    if speedup is not None:
-                        speedups[s].append(speedup)
-                        per_problem[(name, s)].append(speedup)
-                    within = "-" if speedup is None else ("yes" if abs(speedup - 1) <= tol else "NO")
-                    print(f"| {s} | {r} | {name} | {verdict} | "
-                          f"{'-' if speedup is None else f'{speedup:.3f}'} | {within} | "
-                          f"{rounds if rounds is not None else '-'} | "
-                          f"{'-' if spread is None else f'{spread:.3f}'} | {began:.2f} |", flush=True)
+                show(s, r, began)
             if cut:
                 break
     except KeyboardInterrupt:
-        cut = "ended by a signal in the middle of a run"
+        cut = "ended by a signal"
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print()
