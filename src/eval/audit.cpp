@@ -1,5 +1,7 @@
 // The discrimination audit (docs/eval.md, "Discrimination audit"): the fakes every problem's reference
-// data must reject, judged by our check and by KernelBench's legacy allclose.
+// data must reject, judged by our check and by KernelBench's legacy allclose, trial by trial.
+#include "audit.hpp"
+
 #include <algorithm>
 #include <random>
 
@@ -7,9 +9,8 @@
 
 #include "headroom/eval/audit_fakes.hpp"
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/memory_budget.hpp"
 #include "headroom/util/json.hpp"
-#include "session.hpp"
 
 namespace headroom::eval {
 
@@ -36,56 +37,61 @@ audit_result audit_problem(const problem_spec& problem, const eval_options& give
   eval_options o = given;
   o.timing = false;
   if (o.seed == 0) o.seed = std::random_device{}();
+  if (o.memory_budget == 0) o.memory_budget = default_memory_budget(1);
   std::optional<ceilings> none;
   std::string device = expand_devices(o.device).front();
-  return audit_reference(problem.id, prepare_reference(problem, o, device, none));
+  return audit_reference(problem.id, prepare_reference(problem, o, device, none, {}, nullptr, true));
 }
 
-audit_result audit_reference(const std::string& problem_id, const reference_data& ref) {
-  audit_result out;
-  out.problem = problem_id;
-  if (!ref.error.empty()) {
-    out.error = ref.error;
-    return out;
-  }
-  out.trials = static_cast<int>(ref.trials.size());
-  const char* names[] = {"zeros", "constant", "mean", "passthrough"};
-  tensor fake;  // every fake in turn, in one buffer
-  for (const char* name : names) {
-    audit_fake f;
-    f.name = name;
+audit_tally::audit_tally() {
+  for (const char* name : {"zeros", "constant", "mean", "passthrough"}) {
+    fake_state f;
+    f.fake.name = name;
     // Ours accepts a fake only if it passes every trial (as a candidate must); the legacy check is
     // judged on the problem's own inputs (trial 0), which is what KernelBench's check sees.
-    f.passes_ours = f.passes_legacy_1e2 = f.passes_legacy_1e4 = true;
-    bool any_fp32 = false, always_equal = true;
-    for (std::size_t ti = 0; ti < ref.trials.size(); ++ti) {
-      const trial_data& t = ref.trials[ti];
-      for (const tensor& r : t.outputs) {
-        if (!form_fake(name, r, t.inputs, fake)) {
-          f.applicable = false;
-          continue;
-        }
-        tensor_check c = compare(r, fake);
-        // Equal to the reference on this trial: it passes this one (ReLU of inputs shifted below
-        // zero is all zeros; of inputs in [0, 1) it is the input itself).
-        if (c.pass && c.max_abs_error == 0 && c.nonfinite == 0) {
-          if (ti == 0 && r.type == dtype::f32) any_fp32 = true;  // and passes both legacy checks there
-          continue;
-        }
-        always_equal = false;
-        if (!c.pass) f.passes_ours = false;
-        if (ti != 0) continue;
-        if (!legacy_allclose(r, fake, 1e-2, 1e-2)) f.passes_legacy_1e2 = false;
-        if (r.type == dtype::f32) {
-          any_fp32 = true;
-          if (!legacy_allclose(r, fake, 1e-4, 1e-4)) f.passes_legacy_1e4 = false;
-        }
+    f.fake.passes_ours = f.fake.passes_legacy_1e2 = f.fake.passes_legacy_1e4 = true;
+    fakes_.push_back(f);
+  }
+}
+
+void audit_tally::add(const trial_data& t) {
+  const bool first = trials_++ == 0;
+  for (fake_state& s : fakes_) {
+    audit_fake& f = s.fake;
+    for (const tensor& r : t.outputs) {
+      if (!form_fake(f.name, r, t.inputs, scratch_)) {
+        f.applicable = false;
+        continue;
+      }
+      tensor_check c = compare(r, scratch_);
+      // Equal to the reference on this trial: it passes this one (ReLU of inputs shifted below
+      // zero is all zeros; of inputs in [0, 1) it is the input itself).
+      if (c.pass && c.max_abs_error == 0 && c.nonfinite == 0) {
+        if (first && r.type == dtype::f32) s.any_fp32 = true;  // and passes both legacy checks there
+        continue;
+      }
+      s.always_equal = false;
+      if (!c.pass) f.passes_ours = false;
+      if (!first) continue;
+      if (!legacy_allclose(r, scratch_, 1e-2, 1e-2)) f.passes_legacy_1e2 = false;
+      if (r.type == dtype::f32) {
+        s.any_fp32 = true;
+        if (!legacy_allclose(r, scratch_, 1e-4, 1e-4)) f.passes_legacy_1e4 = false;
       }
     }
-    if (!any_fp32) f.passes_legacy_1e4 = false;
+  }
+}
+
+audit_result audit_tally::result(const std::string& problem_id) const {
+  audit_result out;
+  out.problem = problem_id;
+  out.trials = trials_;
+  for (const fake_state& s : fakes_) {
+    audit_fake f = s.fake;
+    if (!s.any_fp32) f.passes_legacy_1e4 = false;
     // Equal to the reference on every trial, the fake is the right answer, not a fake: the mean of a
     // one-element output (a loss), zeros where every output is all zeros.
-    if (f.applicable && always_equal && !ref.trials.empty()) {
+    if (f.applicable && s.always_equal && trials_ > 0) {
       f.applicable = false;
       f.equals_reference = true;
     }
@@ -93,6 +99,19 @@ audit_result audit_reference(const std::string& problem_id, const reference_data
     out.fakes.push_back(f);
   }
   return out;
+}
+
+audit_result audit_reference(const std::string& problem_id, const reference_data& ref) {
+  if (!ref.error.empty()) {
+    audit_result out;
+    out.problem = problem_id;
+    out.error = ref.error;
+    return out;
+  }
+  if (ref.audit) return *ref.audit;
+  audit_tally tally;
+  for (const trial_data& t : ref.trials) tally.add(t);
+  return tally.result(problem_id);
 }
 
 }  // namespace headroom::eval

@@ -40,6 +40,11 @@ void buffer_pool::trim() {
   }
 }
 
+std::size_t buffer_pool::limit() const {
+  std::lock_guard lock(mutex_);
+  return limit_;
+}
+
 std::size_t buffer_pool::kept_bytes() const {
   std::lock_guard lock(mutex_);
   return kept_;

@@ -13,7 +13,6 @@
 #include "candidate_sandbox.hpp"
 #include "candidate_timing.hpp"
 #include "judged.hpp"
-#include "paired.hpp"
 #include "headroom/util/phase_trace.hpp"
 #include "session.hpp"
 #include "torch_fallback.hpp"
@@ -78,13 +77,6 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     return finish();
   }
 
-  // Paired rounds will be needed whatever the candidate does when the reference's own cost
-  // follows the host (paired.hpp): their second reference worker starts now, beside the
-  // candidate's load and trials, and the timing waits for it.
-  std::unique_ptr<session_start> paired_start;
-  if (o.timing && o.paired_rounds > 0 && !ref.timing_sets.empty() && ref.eager && host_sensitive(*ref.eager))
-    paired_start = std::make_unique<session_start>(o, device, paired_reference_label(problem), false);
-
   if (!started) {
     started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{},
                                         candidate_isolation(o, device, candidate));
@@ -92,10 +84,13 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
   }
   session& s = *started;
   e.env = s.env();
-  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{})",
+  // Lean: when the parent does not keep the trials, the problem barely fits; its worker keeps no
+  // payload buffer from one request to the next (memory_plan.hpp).
+  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{},"lean":{})",
                                   json_string(candidate_import_path(o, candidate)),
                                   json_string(candidate_build_path(o, candidate)),
-                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants)),
+                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants),
+                                  !ref.keep_trials),
                       {}, o.compile_timeout);
   if (load.failure != worker_failure::none || !load.ok) {
     fail_request(j, load, "load", s);
@@ -112,11 +107,25 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
 
   std::set<std::string> candidate_ops;
   bool ops_known = false;
+  trial_data remade;  // a trial the parent does not keep, made again by the reference's worker
   for (std::size_t t = 0; t < ref.trials.size() && !j.failed(); ++t) {
-    const trial_data& trial = ref.trials[t];
+    const trial_data* trial = &ref.trials[t];
+    if (!ref.keep_trials) {
+      util::phase_trace trace("remake_trial");
+      if (std::string error = remake_trial(ref, ref.trials[t], o, remade); !error.empty()) {
+        j.fail(verdict::reference_error, "reference_error",
+               fmt::format("trial {}: the reference could not make it again: {}", t, error));
+        break;
+      }
+      trial = &remade;
+    }
     std::vector<std::span<const std::byte>> payload;
-    std::string metas = wire::encode(trial.inputs, payload);
-    std::vector<tensor> runs[2];
+    std::string metas = wire::encode(trial->inputs, payload);
+    // The first call's outputs are compared and their poisoned elements marked as soon as they
+    // arrive, and let go before the second call's do: the parent holds one call's outputs at a time.
+    output_checks first;
+    std::vector<poison_marks> marks;
+    std::vector<tensor> second;
     for (int pass = 0; pass < 2 && !j.failed(); ++pass) {
       int poison = static_cast<int>(pass == 0 ? poison_a : poison_b);
       // The second call runs on the inputs the worker kept from the first (gigabytes not sent twice);
@@ -126,6 +135,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
                        pass == 0 ? std::span<const std::span<const std::byte>>(payload)
                                  : std::span<const std::span<const std::byte>>(),
                        o.run_timeout);
+      if (!ref.keep_trials && pass == 0) recycle(remade.inputs);  // the worker keeps them for the second call
       if (a.failure != worker_failure::none || !a.ok) {
         fail_request(j, a, "run", s);
         break;
@@ -140,34 +150,45 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
         j.fail(verdict::incorrect, "foreign_output", fmt::format("trial {}: {}", t, invalid));
         break;
       }
-      runs[pass] = outputs_of(a);
+      std::vector<tensor> outputs = outputs_of(a);
       simdjson::dom::array ops;
       if (pass == 0 && !a.doc["ops"].get_array().get(ops)) {
         ops_known = true;
         for (auto x : ops) candidate_ops.emplace(x.get_string().value());
       }
+      if (pass == 1) {
+        second = std::move(outputs);
+        break;
+      }
+      first = check_outputs(trial->outputs, outputs);
+      for (const tensor& out : outputs) {
+        util::phase_trace trace("mark_poisoned");
+        marks.push_back(mark_poisoned(out, poison_a));
+      }
+      // The next call's outputs are read into these outputs' buffers.
+      for (tensor& out : outputs) s.recycle(std::move(out.bytes));
     }
     if (j.failed()) break;
     ++e.errors.trials;
     // Unwritten elements first: they explain the mismatch they also cause.
-    for (std::size_t i = 0; i < std::min(runs[0].size(), runs[1].size()); ++i) {
-      const tensor &x = runs[0][i], &y = runs[1][i];
-      if (x.type != y.type || x.shape != y.shape || x.bytes.size() != y.bytes.size()) continue;
+    for (std::size_t i = 0; i < std::min(marks.size(), second.size()); ++i) {
+      const poison_marks& x = marks[i];
+      const tensor& y = second[i];
+      if (x.type != y.type || x.shape != y.shape) continue;
       util::phase_trace trace("count_unwritten");
-      std::int64_t n = count_unwritten(runs[0][i], poison_a, runs[1][i], poison_b);
+      std::int64_t n = count_unwritten(x, y, poison_b);
       if (n > 0) {
         e.errors.unwritten = std::max(e.errors.unwritten, n);
         j.fail(verdict::incorrect, "unwritten_output",
-               fmt::format("trial {}, output {}: {} of {} elements never written", t, i, n, runs[0][i].numel()));
+               fmt::format("trial {}, output {}: {} of {} elements never written", t, i, n, y.numel()));
       }
     }
-    std::string where = fmt::format("trial {} (distribution {})", t, trial.distribution);
-    bool ok = compare_outputs(j, trial.outputs, runs[0], where, "mismatch");
-    if (ok && !j.failed()) compare_outputs(j, trial.outputs, runs[1], where + ", second call", "mismatch");
+    std::string where = fmt::format("trial {} (distribution {})", t, trial->distribution);
+    bool ok = record_checks(j, first, trial->outputs.size(), where, "mismatch");
+    if (ok && !j.failed()) compare_outputs(j, trial->outputs, second, where + ", second call", "mismatch");
     if (!j.failed()) ++e.errors.trials_passed;
-    // The next trial's outputs are read into these outputs' buffers.
-    for (auto& run : runs)
-      for (tensor& out : run) s.recycle(std::move(out.bytes));
+    for (tensor& out : second) s.recycle(std::move(out.bytes));
+    if (!ref.keep_trials) recycle(remade.outputs);
   }
 
   if (!j.failed() && ops_known) {
@@ -178,12 +199,11 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
                                            *ops));
   }
 
-  if (!j.failed() && o.timing && !ref.timing_sets.empty()) {
+  if (!j.failed() && o.timing && ref.timing_sets > 0) {
     if (before) before();
-    if (paired_start) paired_start->wait();
-    time_candidate(j, s, problem, ref, o, device, paired_start.get());
+    time_candidate(j, s, ref, o, device);
   }
-  if (!ref.reduced.empty()) e.reasons.push_back({"trials_reduced", ref.reduced});
+  if (!ref.reduced.empty()) e.reasons.push_back({"timing_sets_reduced", ref.reduced});
   if (ref.skipped_trials > 0)
     e.reasons.push_back({"trials_skipped", fmt::format("{} input distribution(s) outside the problem's domain "
                                                        "(the reference was not finite)", ref.skipped_trials)});

@@ -17,8 +17,7 @@
 
 namespace headroom::eval {
 
-void time_candidate(judged& j, session& s, const problem_spec& problem, const reference_data& ref,
-                    const eval_options& o, const std::string& device, session_start* paired_start) {
+void time_candidate(judged& j, session& s, const reference_data& ref, const eval_options& o, const std::string& device) {
   evaluation& e = j.e;
   // A timing answer's checks: the worker answered, nothing guarded was replaced, every timed call
   // returned tensors the call allocated, the reported times agree with the parent's clock, and
@@ -68,9 +67,14 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
     return !j.failed();
   };
   sketch_seed = std::random_device{}() | 1u;
-  std::vector<std::span<const std::byte>> payload;
-  std::string request = timing_request(o, ref.timing_sets, true, o.hold_launches, &payload, ref.symmetric, sketch_seed);
-  answer a = s.ask(request, payload, o.run_timeout * 10);
+  // The timing sets come from the reference's worker, one at a time (memory_plan.hpp).
+  if (set_transfer sent = send_timing_sets(ref, s, o); !sent.error.empty()) {
+    if (sent.receiver) fail_request(j, sent.failed, "timing", s);
+    else j.fail(verdict::reference_error, "reference_error", sent.error);
+    return;
+  }
+  std::string request = timing_request(o, ref, true, o.hold_launches, sketch_seed);
+  answer a = s.ask(request, {}, o.run_timeout * 10);
   const bool answered = check_timing(a);
   if (answered) {
     timing_summary t = summary;
@@ -120,16 +124,8 @@ void time_candidate(judged& j, session& s, const problem_spec& problem, const re
       // The host's speed can set this comparison: time both sides again, turn about (paired.hpp).
       if (e.speedup && o.paired_rounds > 0 && pairing_applies(t, *e.eager_timing)) {
         util::phase_trace trace("paired_rounds");
-        std::unique_ptr<session> paired_worker;
-        if (paired_start) {
-          try {
-            paired_worker = paired_start->take();
-          } catch (const std::exception&) {
-            // time_paired starts another, and says why if that fails too
-          }
-        }
         random_calls = 4;
-        paired_result p = time_paired(s, problem, ref, o, device, t.held, check_timing, std::move(paired_worker), sketch_seed);
+        paired_result p = time_paired(s, ref, o, t.held, check_timing, sketch_seed);
         if (p.error.empty() && !p.candidate_failed) {
           e.speedup = p.speedup;
           e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};

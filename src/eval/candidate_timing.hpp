@@ -8,9 +8,8 @@
 namespace headroom::eval {
 
 // Times the candidate in its worker `s` (correct so far, its trials done) and sets the evaluation's
-// timings, speedups and flags through `j`. `paired_start`: a second reference worker started early
-// for paired rounds (paired.hpp), or null; the caller has waited for every other worker's start-up.
-void time_candidate(judged& j, session& s, const problem_spec& problem, const reference_data& ref,
-                    const eval_options& options, const std::string& device, session_start* paired_start);
+// timings, speedups and flags through `j`; the caller has waited for every other worker's start-up.
+void time_candidate(judged& j, session& s, const reference_data& ref, const eval_options& options,
+                    const std::string& device);
 
 }  // namespace headroom::eval

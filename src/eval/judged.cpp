@@ -33,28 +33,43 @@ std::string joined(simdjson::dom::array arr) {
   return out;
 }
 
-bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
-                     const char* mismatch_code) {
-  if (got.size() != ref.size()) {
-    j.fail(verdict::incorrect, "wrong_output_count",
-           fmt::format("{}: {} output(s), the reference has {}", where, got.size(), ref.size()));
-    return false;
-  }
-  bool ok = true;
+output_checks check_outputs(const std::vector<tensor>& ref, const std::vector<tensor>& got) {
+  output_checks c;
+  c.outputs = got.size();
+  if (got.size() != ref.size()) return c;
   auto quiet = host_work();  // on every core: not while another lane measures (device_gate.hpp)
   for (std::size_t i = 0; i < ref.size(); ++i) {
     util::phase_trace trace("compare");
-    tensor_check c = compare(ref[i], got[i]);
-    j.e.errors.normwise_error = std::max(j.e.errors.normwise_error, c.normwise_error);
-    j.e.errors.max_abs_error = std::max(j.e.errors.max_abs_error, c.max_abs_error);
-    j.e.errors.mismatched = std::max(j.e.errors.mismatched, c.mismatched);
-    for (const reason& r : c.reasons) {
+    c.checks.push_back(compare(ref[i], got[i]));
+  }
+  return c;
+}
+
+bool record_checks(judged& j, const output_checks& c, std::size_t expected, const std::string& where,
+                   const char* mismatch_code) {
+  if (c.outputs != expected) {
+    j.fail(verdict::incorrect, "wrong_output_count",
+           fmt::format("{}: {} output(s), the reference has {}", where, c.outputs, expected));
+    return false;
+  }
+  bool ok = true;
+  for (std::size_t i = 0; i < c.checks.size(); ++i) {
+    const tensor_check& t = c.checks[i];
+    j.e.errors.normwise_error = std::max(j.e.errors.normwise_error, t.normwise_error);
+    j.e.errors.max_abs_error = std::max(j.e.errors.max_abs_error, t.max_abs_error);
+    j.e.errors.mismatched = std::max(j.e.errors.mismatched, t.mismatched);
+    for (const reason& r : t.reasons) {
       std::string code = r.code == "mismatch" ? mismatch_code : r.code;
       j.fail(verdict::incorrect, code, fmt::format("{}, output {}: {}", where, i, r.detail));
       ok = false;
     }
   }
   return ok;
+}
+
+bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
+                     const char* mismatch_code) {
+  return record_checks(j, check_outputs(ref, got), ref.size(), where, mismatch_code);
 }
 
 }  // namespace headroom::eval

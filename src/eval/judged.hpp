@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include "headroom/eval/check.hpp"
 #include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/tensor.hpp"
 #include "session.hpp"
@@ -31,5 +32,14 @@ std::string joined(simdjson::dom::array arr);
 // Compares a call's outputs with the reference's; false when a reason was recorded.
 bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
                      const char* mismatch_code);
+// The same in two steps, so that the outputs can be let go before the reasons are recorded: the
+// checks of each output (none when the counts differ), then their reasons.
+struct output_checks {
+  std::size_t outputs = 0;  // how many the call returned
+  std::vector<tensor_check> checks;
+};
+output_checks check_outputs(const std::vector<tensor>& ref, const std::vector<tensor>& got);
+bool record_checks(judged& j, const output_checks& c, std::size_t expected, const std::string& where,
+                   const char* mismatch_code);
 
 }  // namespace headroom::eval

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "headroom/eval/buffer_pool.hpp"
+#include "headroom/eval/memory_budget.hpp"
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/results_store.hpp"
 #include "headroom/util/error.hpp"
@@ -89,6 +90,9 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
+  // --memory-budget 0: a share of what the machine has available now, split among the problems in
+  // flight (docs/eval.md, "Memory").
+  if (o.memory_budget == 0) o.memory_budget = default_memory_budget(static_cast<int>(devices.size()) * std::max(1, o.lanes));
   // The parent holds every worker's payload regions and the reference outputs: a candidate (same
   // user) must not reach them through /proc/<pid>/fd or /proc/<pid>/mem.
   prctl(PR_SET_DUMPABLE, 0);

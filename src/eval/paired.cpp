@@ -113,12 +113,8 @@ cpu_claim::~cpu_claim() {
   if (fd_ >= 0) ::close(fd_);  // closing the file releases its lock
 }
 
-std::string paired_reference_label(const problem_spec& problem) { return reference_label(problem) + "-paired"; }
-
-paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
-                          const eval_options& o, const std::string& device, bool held,
-                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started,
-                          std::uint64_t sketch_seed) {
+paired_result time_paired(session& candidate, const reference_data& ref, const eval_options& o, bool held,
+                          const std::function<bool(answer&)>& check, std::uint64_t sketch_seed) {
   // Each turn is short: the rounds together sample about as long as one timing may (at least 0.1 s
   // a turn, so that a turn of a slow call still holds a few samples).
   eval_options turn = o;
@@ -127,39 +123,27 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   const cpu_claim claim = cpu_claim::take();
   const int cpu = claim.cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
-  // The candidate's worker kept the sets of its timing; a fresh reference worker gets them once.
-  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, nullptr, ref.symmetric, sketch_seed) + pin;
-  std::vector<std::span<const std::byte>> payload;
-  const std::string first_reference_request = timing_request(turn, ref.timing_sets, false, held, &payload, ref.symmetric) + pin;
-  const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, nullptr, ref.symmetric) + pin;
+  // Both workers keep the timing sets already; the reference's times its eager model (the compiled
+  // baseline's, when there is one, replaced it for timing).
+  const std::string candidate_request = timing_request(turn, ref, true, held, sketch_seed) + pin;
+  const std::string reference_request =
+      timing_request(turn, ref, false, held) + pin + R"(,"eager":true)";
 
   paired_result failed;
-  std::unique_ptr<session> other = std::move(started);
-  if (!other) {
-    try {
-      other = std::make_unique<session>(o, device, paired_reference_label(problem), std::map<std::string, std::string>{});
-      other->hello(o.load_timeout, false);  // it never records operators
-    } catch (const std::exception& e) {
-      failed.error = std::string("a second reference worker did not start: ") + e.what();
-      return failed;
-    }
-  }
-  answer load = load_reference_model(*other, problem, o, ref.init_seed);
-  if (load.failure != worker_failure::none || !load.ok) {
-    failed.error = "the problem did not load in a second reference worker: " + describe(load);
-    other->stop();
+  if (!ref.worker) {
+    failed.error = "the reference's worker is gone";
     return failed;
   }
-
-  // A warm-up turn, not counted: the candidate's worker has run its trials and its timing, this
-  // one nothing yet. Its first call pays the first-use costs (a library's handle made on first use
-  // synchronises the device and outlived the hold: on the H200 the first turn of every fresh
-  // reference worker was timed with its dispatch, 2x its cost, and a round's ratio of 1.9 came of it).
+  session& other = *ref.worker;
+  // A warm-up turn, not counted: the candidate's worker has just run its timing, the reference's
+  // has not timed since its own preparation. Its first call pays whatever first use costs again (a
+  // library's handle made on first use synchronises the device and outlived the hold: on the H200
+  // the first turn of every fresh reference worker was timed with its dispatch, 2x its cost, and a
+  // round's ratio of 1.9 came of it).
   {
-    answer w = other->ask(first_reference_request, payload, o.run_timeout * 10);
+    answer w = other.ask(reference_request, {}, o.run_timeout * 10);
     if (w.failure != worker_failure::none || !w.ok) {
-      failed.error = "the second reference worker's warm-up turn failed: " + describe(w);
-      other->stop();
+      failed.error = "the reference's warm-up turn failed: " + describe(w);
       return failed;
     }
   }
@@ -177,13 +161,12 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
     return turn_of(a);
   };
   auto reference_turn = [&]() -> std::optional<paired_turn> {
-    answer a = other->ask(reference_request, {}, o.run_timeout * 10);
+    answer a = other.ask(reference_request, {}, o.run_timeout * 10);
     if (a.failure != worker_failure::none || !a.ok) return std::nullopt;
     return turn_of(a);
   };
   paired_result p = run_paired_rounds(rounds, candidate_turn, reference_turn);
   p.cpu = all_pinned ? cpu : -1;
-  other->stop();
   return p;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Paired rounds (docs/eval.md, "Paired rounds"): when the host's speed can set a comparison's
-// outcome, the candidate and a fresh reference worker are timed again in short turns, one after the
+// outcome, the candidate and the reference's worker are timed again in short turns, one after the
 // other on one claimed CPU, and the speedup comes from those turns (held: each side's cost over its turns;
 // with dispatch: the rounds' ratios, each order's median). Internal to src/eval (candidate_timing.cpp).
 //
@@ -90,17 +90,11 @@ class cpu_claim {
   int fd_ = -1;
 };
 
-// The label of the second reference worker paired rounds start (its log file's name).
-std::string paired_reference_label(const problem_spec& problem);
-
-// Paired rounds of `candidate` (its worker, holding the timing sets from its timing) against a
-// second reference worker: `started` (greeted already, e.g. started beside the candidate's trials
-// when the reference alone was host-sensitive), or one started here. `held`: both sides timed with
-// launches held (else with their dispatch). `check`: the candidate's checks of a timing answer
-// (timed outputs, tampering); false ends the rounds (the candidate failed).
-paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
-                          const eval_options& options, const std::string& device, bool held,
-                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started = nullptr,
-                          std::uint64_t sketch_seed = 0);
+// Paired rounds of `candidate` (its worker, holding the timing sets from its timing) against the
+// reference's own worker (ref.worker, which keeps the sets and the eager model). `held`: both sides
+// timed with launches held (else with their dispatch). `check`: the candidate's checks of a timing
+// answer (timed outputs, tampering); false ends the rounds (the candidate failed).
+paired_result time_paired(session& candidate, const reference_data& ref, const eval_options& options, bool held,
+                          const std::function<bool(answer&)>& check, std::uint64_t sketch_seed = 0);
 
 }  // namespace headroom::eval

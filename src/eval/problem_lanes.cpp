@@ -1,5 +1,7 @@
 #include "problem_lanes.hpp"
 
+#include <malloc.h>
+
 #include <fstream>
 #include <future>
 #include <thread>
@@ -15,12 +17,15 @@
 namespace headroom::eval {
 namespace {
 
-void give_back_buffers(reference_data&& ref) {
-  for (auto* sets : {&ref.trials, &ref.timing_sets})
-    for (trial_data& t : *sets) {
-      for (tensor& x : t.inputs) payload_pool().give(std::move(x.bytes));
-      for (tensor& x : t.outputs) payload_pool().give(std::move(x.bytes));
-    }
+// A problem's memory goes back to the machine when it is done: the next problem's plan counts only
+// its own (memory_plan.hpp), and the heap keeps what is freed (finish_eval_options), so it is
+// trimmed too.
+void release_problem_memory(std::optional<reference_data>& ref) {
+  ref.reset();
+  std::size_t limit = payload_pool().limit();
+  payload_pool().set_limit(0);
+  payload_pool().set_limit(limit);
+  malloc_trim(0);
 }
 
 }  // namespace
@@ -95,7 +100,8 @@ void problem_lanes::lane(const std::string& device) {
               util::phase_trace trace("prepare_reference");
               std::unique_ptr<session> started = next_reference ? next_reference->take() : nullptr;
               next_reference.reset();
-              ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started));
+              ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started),
+                                      !o.audit_output.empty());
             }
             if (!ref->error.empty()) pending.reset();  // every candidate gets reference_error
             if (!o.audit_output.empty()) {
@@ -127,8 +133,7 @@ void problem_lanes::lane(const std::string& device) {
         results_->push_back(e);
         if (on_done) on_done(*j, e, n, total);
       }
-      // The problem's reference data is done with: its buffers take the next problem's payloads.
-      if (ref) give_back_buffers(std::move(*ref));
+      release_problem_memory(ref);
     }
   } catch (...) {
     std::lock_guard lock(result_mutex);

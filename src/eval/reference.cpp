@@ -7,10 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "headroom/eval/buffer_pool.hpp"
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/speed_of_light.hpp"
 #include "headroom/worker/timing_stats.hpp"
 #include "headroom/util/json.hpp"
+#include "audit.hpp"
+#include "memory_plan.hpp"
 #include "session.hpp"
 #include "timed_calls.hpp"
 
@@ -24,12 +27,62 @@ bool all_finite(const std::vector<tensor>& outputs) {
   return std::all_of(outputs.begin(), outputs.end(), [](const tensor& t) { return eval::all_finite(t); });
 }
 
-// Inputs under a seed and distribution, then the reference's outputs for them. The non-tensor
-// arguments reach the candidate's worker once, at its load: they must not change from set to set.
-// The first trial also records the forward's operators (ref.ops) and sets ref.constants.
-bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_data& t, bool first, std::string& error) {
-  const bool record_ops = first;
-  answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":{})", t.seed, t.distribution), {}, o.run_timeout);
+std::size_t bytes_of(const std::vector<tensor>& v) {
+  std::size_t n = 0;
+  for (const tensor& t : v) n += t.bytes.size();
+  return n;
+}
+
+// The largest inputs, and then outputs, that the least plan fits in the budget: the worker refuses
+// larger ones before it copies them out (a problem of tens of GiB is a reference_error, not the
+// end of the run). The plan is affine in each.
+std::uint64_t largest_fitting(const eval_options& o, std::uint64_t inputs, bool vary_inputs) {
+  const int trials = std::max(1, o.trials), sets = o.timing ? 1 : 0;
+  auto need = [&](std::uint64_t x) {
+    return least_memory(vary_inputs ? set_bytes{x, 0} : set_bytes{inputs, x}, trials, sets).total();
+  };
+  const std::uint64_t base = need(0), per_gib = need(1ull << 30) - base;
+  if (base >= o.memory_budget || per_gib == 0) return 0;
+  return static_cast<std::uint64_t>(static_cast<double>(o.memory_budget - base) / static_cast<double>(per_gib) *
+                                    static_cast<double>(1ull << 30));
+}
+
+// Why a problem does not fit the memory budget, from what is known of it so far: its inputs (a
+// worker refused them before copying them out), or its inputs and outputs.
+std::string beyond_budget(set_bytes known, bool outputs_known, const eval_options& o) {
+  const int sets = o.timing ? 1 : 0;
+  const std::uint64_t need = least_memory(known, std::max(1, o.trials), sets).total();
+  std::string what = outputs_known ? fmt::format("one set of inputs and outputs is {} ({} in, {} out)",
+                                                 gib_text(known.inputs + known.outputs), gib_text(known.inputs),
+                                                 gib_text(known.outputs))
+                                   : fmt::format("its inputs are {}", gib_text(known.inputs));
+  return fmt::format("{}: evaluating it needs {}{} (the parent and its workers together), more than the memory "
+                     "budget of {} (--memory-budget; docs/eval.md, \"Memory\")",
+                     what, outputs_known ? "" : "at least ", gib_text(need), gib_text(o.memory_budget));
+}
+
+std::uint64_t refused_bytes(const answer& a) {
+  std::uint64_t bytes = 0;
+  if (a.doc["bytes"].get_uint64().get(bytes)) bytes = 0;
+  return bytes;
+}
+
+struct made_trial {
+  std::string constants = "[]";
+  std::vector<std::string> ops;
+};
+
+// Inputs under a seed and distribution, then the reference's outputs for them, in the reference's
+// worker. record_ops: the forward's operators are recorded (made.ops).
+bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_ops, made_trial& made,
+                std::string& error) {
+  answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":{},"max_bytes":{})", t.seed, t.distribution,
+                                largest_fitting(o, 0, true)),
+                    {}, o.run_timeout);
+  if (in.failure == worker_failure::none && !in.ok && in.error == "too_large") {
+    error = beyond_budget({refused_bytes(in), 0}, false, o);
+    return false;
+  }
   if (in.failure != worker_failure::none || !in.ok) {
     error = "get_inputs() failed: " + describe(in);
     return false;
@@ -37,20 +90,16 @@ bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_dat
   t.inputs = wire::decode(in.doc["tensors"].get_array().value(), std::move(in.payload));
   std::string_view constants = "[]";
   if (in.doc["constants"].get_string().get(constants)) constants = "[]";
-  if (first) ref.constants = constants;
-  if (constants != ref.constants) {
-    error = fmt::format("get_inputs() returned other non-tensor arguments under another seed ({} and {}); "
-                        "headroom passes one set of them to every call",
-                        ref.constants, constants);
-    return false;
-  }
-  std::vector<std::span<const std::byte>> unused;
-  std::string metas = wire::encode(t.inputs, unused);
+  made.constants = constants;
   // The worker runs the forward on the inputs it just sent, which it kept: the same bytes, not
   // sent back.
-  answer out = s.ask(
-      fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true)", metas, record_ops), {},
-      o.run_timeout);
+  answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true,"release":true,"max_bytes":{})",
+                                 wire::describe(t.inputs), record_ops, largest_fitting(o, bytes_of(t.inputs), false)),
+                     {}, o.run_timeout);
+  if (out.failure == worker_failure::none && !out.ok && out.error == "too_large") {
+    error = beyond_budget({bytes_of(t.inputs), refused_bytes(out)}, true, o);
+    return false;
+  }
   if (out.failure != worker_failure::none || !out.ok) {
     error = "the reference's forward failed: " + describe(out);
     return false;
@@ -61,21 +110,81 @@ bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_dat
     return false;
   }
   t.outputs = wire::decode(out.doc["outputs"].get_array().value(), std::move(out.payload));
+  simdjson::dom::array arr;
+  // The outermost kernels only: what the reference's side of torch_fallback compares with.
+  if (record_ops && !out.doc["outer_ops"].get_array().get(arr))
+    for (simdjson::dom::element e : arr) made.ops.emplace_back(e.get_string().value());
+  return true;
+}
+
+// A trial of the preparation: the first also records the forward's operators (ref.ops) and sets
+// ref.constants. The non-tensor arguments reach the candidate's worker once, at its load: they must
+// not change from trial to trial.
+bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_data& t, bool first, std::string& error) {
+  made_trial made;
+  if (!make_trial(s, o, t, first, made, error)) return false;
   if (first) {
-    simdjson::dom::array arr;
-    if (!out.doc["outer_ops"].get_array().get(arr))
-      for (simdjson::dom::element e : arr) ref.ops.emplace_back(e.get_string().value());
+    ref.constants = made.constants;
+    ref.ops = std::move(made.ops);
+  }
+  if (made.constants != ref.constants) {
+    error = fmt::format("get_inputs() returned other non-tensor arguments under another seed ({} and {}); "
+                        "headroom passes one set of them to every call",
+                        ref.constants, made.constants);
+    return false;
   }
   return true;
 }
 
-std::size_t bytes_of(const std::vector<tensor>& v) {
-  std::size_t n = 0;
-  for (const tensor& t : v) n += t.bytes.size();
-  return n;
+std::vector<tensor> shapes_of(const std::vector<tensor>& tensors) {
+  std::vector<tensor> out;
+  for (const tensor& t : tensors) out.push_back(tensor{t.type, t.shape, {}});
+  return out;
 }
 
 }  // namespace
+
+void recycle(std::vector<tensor>& tensors) {
+  for (tensor& t : tensors) payload_pool().give(std::move(t.bytes));
+  tensors.clear();
+}
+
+std::string remake_trial(const reference_data& ref, const trial_data& plan, const eval_options& o, trial_data& out) {
+  out.seed = plan.seed;
+  out.distribution = plan.distribution;
+  made_trial made;
+  std::string error;
+  if (!ref.worker) return "the reference's worker is gone";
+  if (!make_trial(*ref.worker, o, out, false, made, error)) return error;
+  if (made.constants != ref.constants) return "get_inputs() returned other non-tensor arguments this time";
+  return {};
+}
+
+set_transfer send_timing_sets(const reference_data& ref, session& to, const eval_options& o) {
+  set_transfer r;
+  if (!ref.worker) {
+    r.error = "the reference's worker is gone";
+    return r;
+  }
+  for (int k = 0; k < ref.timing_sets; ++k) {
+    answer set = ref.worker->ask(fmt::format(R"("op":"get_set","index":{})", k), {}, o.run_timeout);
+    if (set.failure != worker_failure::none || !set.ok) {
+      r.error = "the reference's worker did not give its timing set: " + describe(set);
+      return r;
+    }
+    const std::span<const std::byte> part(set.payload);
+    answer kept = to.ask(fmt::format(R"("op":"set","index":{},"inputs":{})", k, simdjson::minify(set.doc["tensors"])),
+                         std::span(&part, 1), o.run_timeout);
+    to.recycle(std::move(set.payload));
+    if (kept.failure != worker_failure::none || !kept.ok) {
+      r.error = "the timing set was not taken: " + describe(kept);
+      r.failed = std::move(kept);
+      r.receiver = true;
+      return r;
+    }
+  }
+  return r;
+}
 
 answer load_reference_model(session& s, const problem_spec& problem, const eval_options& o, std::uint64_t init_seed) {
   return s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
@@ -89,7 +198,7 @@ std::string reference_label(const problem_spec& problem) {
 
 reference_data prepare_reference(const problem_spec& problem, const eval_options& o, const std::string& device,
                                  std::optional<ceilings>& device_ceilings, const before_timing& before,
-                                 std::unique_ptr<session> started) {
+                                 std::unique_ptr<session> started, bool audit) {
   reference_data ref;
   ref.init_seed = trial_seed(o.seed, 1000);
   if (!started) {
@@ -105,7 +214,9 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   }
   ref.init_inputs = std::string(load.doc["init_inputs"].get_string().value());
 
-  int trials = std::max(1, o.trials), timing_sets = std::max(1, o.timing_sets);
+  const int trials = std::max(1, o.trials);
+  int timing_sets = o.timing ? std::max(1, o.timing_sets) : 0;
+  std::optional<audit_tally> tally;
   for (int i = 0; i < trials; ++i) {
     trial_data t;
     t.seed = trial_seed(o.seed, i);
@@ -116,43 +227,66 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
       return ref;
     }
     if (i == 0) {
-      // KernelBench problems reach gigabytes per input: fit the kept sets into the memory budget.
-      std::size_t per_set = std::max<std::size_t>(1, bytes_of(t.inputs) + bytes_of(t.outputs));
-      auto allowed = static_cast<int>(std::max<std::uint64_t>(2, o.memory_budget / per_set));
-      int want_trials = trials, want_sets = timing_sets;
-      trials = std::min(trials, std::max(2, allowed - 1));
-      timing_sets = std::min(timing_sets, std::max(1, allowed - trials));
-      if (trials < want_trials || (o.timing && timing_sets < want_sets))
-        ref.reduced = fmt::format("{} trial(s) and {} timing set(s) instead of {} and {}: one set is {:.1f} GiB",
-                                  trials, timing_sets, want_trials, want_sets, static_cast<double>(per_set) / (1ull << 30));
+      // KernelBench problems reach gigabytes per input: the plan fits the problem into the memory
+      // budget, parent and workers together (memory_plan.hpp), or says what it would need.
+      set_bytes one{bytes_of(t.inputs), bytes_of(t.outputs)};
+      ref.set_input_bytes = one.inputs;
+      ref.set_output_bytes = one.outputs;
+      ref.output_shapes = shapes_of(t.outputs);
+      std::optional<memory_plan> plan = fit_memory(one, trials, timing_sets, o.memory_budget);
+      if (!plan) {
+        ref.error = beyond_budget(one, true, o);
+        return ref;
+      }
+      ref.keep_trials = plan->keep_trials;
+      if (plan->timing_sets < timing_sets)
+        ref.reduced = fmt::format("{} timing set(s) instead of {}: one set of inputs and outputs is {}, the memory "
+                                  "budget {}",
+                                  plan->timing_sets, timing_sets, gib_text(one.inputs + one.outputs),
+                                  gib_text(o.memory_budget));
+      timing_sets = plan->timing_sets;
+      if (!ref.keep_trials && audit) tally.emplace();
     }
     // A distribution outside the problem's domain (log of a negative) makes the reference itself
     // non-finite: that trial says nothing about a candidate.
     if (i > 0 && !all_finite(t.outputs)) {
       ++ref.skipped_trials;
+      recycle(t.inputs);
+      recycle(t.outputs);
       continue;
+    }
+    if (tally) tally->add(t);
+    if (!ref.keep_trials) {
+      recycle(t.inputs);
+      recycle(t.outputs);
     }
     ref.trials.push_back(std::move(t));
   }
+  if (tally) ref.audit = tally->result(problem.id);
   if (!o.timing) {
-    s.stop();
+    // Trials the parent does not keep are made again by this worker.
+    if (ref.keep_trials) s.stop();
+    else ref.worker = std::shared_ptr<session>(std::move(started));
     return ref;
   }
+  // The timing sets stay in this worker, which passes them on to every worker that times; the
+  // parent reads each once, for the shapes of symmetric inputs.
   for (int k = 0; k < timing_sets; ++k) {
-    trial_data t;
-    t.seed = trial_seed(o.seed, 100 + k);
-    t.distribution = 0;
-    std::string error;
-    if (!run_trial(s, o, ref, t, false, error)) {
-      ref.error = error;
+    answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":0,"keep_set":{})", trial_seed(o.seed, 100 + k), k),
+                      {}, o.run_timeout);
+    if (in.failure != worker_failure::none || !in.ok) {
+      ref.error = "get_inputs() failed: " + describe(in);
       return ref;
     }
-    ref.timing_sets.push_back(std::move(t));
+    std::vector<tensor> inputs = wire::decode(in.doc["tensors"].get_array().value(), std::move(in.payload));
+    if (k == 0)
+      for (const tensor& t : inputs) ref.symmetric.push_back(symmetric_size(t));
+    recycle(inputs);
   }
-  for (const tensor& t : ref.timing_sets.front().inputs) ref.symmetric.push_back(symmetric_size(t));
+  ref.timing_sets = timing_sets;
   if (!o.baselines) {
     // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
-    ref.replayer = std::shared_ptr<session>(std::move(started));
+    ref.worker = std::shared_ptr<session>(std::move(started));
     return ref;
   }
   if (before) before();
@@ -161,24 +295,17 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     if (c.failure == worker_failure::none && c.ok)
       device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
   }
-  // The sets travel once: later timings of the same sets, and the FLOP count, run on what the
-  // worker kept. One set does not travel at all: it is what the worker's last inputs request made
-  // (6 GiB for some KernelBench problems, 2.5 s to send back on the H200 host).
-  std::vector<std::span<const std::byte>> payload;
-  std::string request = timing_request(o, ref.timing_sets, false, o.hold_launches, &payload, ref.symmetric);
-  if (ref.timing_sets.size() == 1) {
-    payload.clear();
-    request += R"(,"sets_from_inputs":true)";
-  }
-  std::string kept_request = timing_request(o, ref.timing_sets, false, o.hold_launches, nullptr, ref.symmetric);
-  std::string dispatch_request = timing_request(o, ref.timing_sets, false, false, nullptr, ref.symmetric);
+  // Every timing runs on the sets this worker keeps.
+  std::string request = timing_request(o, ref, false, o.hold_launches);
+  std::string kept_request = request;
+  std::string dispatch_request = timing_request(o, ref, false, false);
   // Held timings are repeated with the dispatch included, for candidates that cannot be held.
   auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
     if (!held.held) return;
     answer d = s.ask(dispatch_request, {}, timeout);
     if (d.failure == worker_failure::none && d.ok) into = parse_timing(d.doc["timing"]);
   };
-  answer eager = s.ask(request, payload, o.run_timeout * 10);
+  answer eager = s.ask(request, {}, o.run_timeout * 10);
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);
     return ref;
@@ -195,12 +322,11 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   }
   time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
   if (device != "cpu") {
-    answer f = s.ask(fmt::format(R"("op":"flops","inputs":{},"kept_sets":true)", wire::describe(ref.timing_sets[0].inputs)),
-                     {}, o.run_timeout);
+    answer f = s.ask(R"("op":"flops")", {}, o.run_timeout);
     double flops = -1;
     if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
     if (device_ceilings) {
-      double bytes = static_cast<double>(bytes_of(ref.timing_sets[0].inputs) + bytes_of(ref.timing_sets[0].outputs));
+      double bytes = static_cast<double>(ref.set_input_bytes + ref.set_output_bytes);
       ref.speed_of_light_ms = speed_of_light_ms(bytes, flops, device_ceilings->bandwidth, device_ceilings->matmul);
     }
   }
@@ -215,7 +341,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
   }
   // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
-  ref.replayer = std::shared_ptr<session>(std::move(started));
+  ref.worker = std::shared_ptr<session>(std::move(started));
   return ref;
 }
 

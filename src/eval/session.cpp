@@ -191,18 +191,17 @@ std::string describe(const answer& a) {
   return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
 }
 
-std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs, bool hold,
-                           std::vector<std::span<const std::byte>>* payload, const std::vector<std::uint64_t>& symmetric,
+std::string timing_request(const eval_options& o, const reference_data& ref, bool check_outputs, bool hold,
                            std::uint64_t sketch_seed) {
-  std::string s, sym;
-  for (const trial_data& t : sets)
-    s += (s.empty() ? "" : ",") + (payload ? wire::encode(t.inputs, *payload) : wire::describe(t.inputs));
-  for (std::uint64_t n : symmetric) sym += fmt::format("{}{}", sym.empty() ? "" : ",", n);
+  std::string sym;
+  for (std::uint64_t n : ref.symmetric) sym += fmt::format("{}{}", sym.empty() ? "" : ",", n);
   return fmt::format(
-      R"("op":"time","set_count":{},"sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"kept_sets":{},"symmetric":[{}],"sketch_seed":{})",
-      sets.size(), s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes,
-      check_outputs, hold, payload == nullptr, sym, sketch_seed);
+      R"("op":"time","set_count":{},"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"symmetric":[{}],"sketch_seed":{},{})",
+      ref.timing_sets, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes,
+      check_outputs, hold, sym, sketch_seed, keep_heap(ref));
 }
+
+std::string keep_heap(const reference_data& ref) { return fmt::format(R"("keep_heap":{})", ref.keep_trials); }
 
 timing_summary parse_timing(simdjson::dom::element t) {
   timing_summary s;

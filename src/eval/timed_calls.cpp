@@ -161,8 +161,8 @@ bool sketches_agree(const sketch& candidate, const sketch& reference, dtype type
 void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& calls, const timing_log& log,
                          const reference_data& ref, std::uint64_t sketch_seed, std::size_t random_calls,
                          const eval_options& o) {
-  if (!ref.replayer || ref.trials.empty()) return;
-  const std::vector<tensor>& shapes = ref.trials.front().outputs;
+  if (!ref.worker || ref.trials.empty()) return;
+  const std::vector<tensor>& shapes = ref.output_shapes;
   // Whole outputs the worker sent back, by call.
   std::vector<std::pair<std::size_t, std::vector<tensor>>> whole;
   simdjson::dom::array checked;
@@ -198,8 +198,8 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
                         k < whole.size());
   }
   for (std::uint64_t n : ref.symmetric) symmetric += fmt::format("{}{}", symmetric.empty() ? "" : ",", n);
-  answer r = ref.replayer->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{})", list,
-                                           symmetric, sketch_seed),
+  answer r = ref.worker->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{},{})", list,
+                                         symmetric, sketch_seed, keep_heap(ref)),
                                {}, o.run_timeout * 2);
   if (r.failure != worker_failure::none || !r.ok) {
     // The reference failing to run again says nothing about the candidate: the check is skipped,

@@ -70,7 +70,7 @@ bool sketches_agree(const sketch& candidate, const sketch& reference, dtype type
 
 // Runs `random_calls` calls chosen at random from `calls`, and the calls whose outputs came back
 // whole (the answer's "checked", with its payload), again on the reference's worker, and fails `j`
-// (timed_output_mismatch) where they disagree. Nothing to check against (no replayer): no check.
+// (timed_output_mismatch) where they disagree. Nothing to check against (no reference worker): no check.
 void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& calls, const timing_log& log,
                          const reference_data& ref, std::uint64_t sketch_seed, std::size_t random_calls,
                          const eval_options& o);

@@ -50,10 +50,21 @@ void capsule_destructor(PyObject* capsule) {
 }  // namespace
 
 // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
-bool worker::read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas) {
+bool worker::read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas, std::vector<meta>* parsed,
+                          std::uint64_t max_bytes) {
   py_ref caps = call("to_capsules", {list});
   if (!caps) return false;
   Py_ssize_t n = PyList_Size(caps.get());
+  std::uint64_t total = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    auto* mt = static_cast<dlpack::managed_tensor*>(
+        PyCapsule_GetPointer(PyTuple_GetItem(PyList_GetItem(caps.get(), i), 1), dlpack::capsule_name));
+    if (!mt) return false;
+    std::uint64_t numel = 1;
+    for (std::int32_t d = 0; d < mt->dl_tensor.ndim; ++d) numel *= static_cast<std::uint64_t>(mt->dl_tensor.shape[d]);
+    total += numel * ((mt->dl_tensor.dtype.bits * mt->dl_tensor.dtype.lanes + 7) / 8);
+  }
+  if (total > max_bytes) throw too_large(total);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* item = PyList_GetItem(caps.get(), i);
     std::string name = to_string(PyTuple_GetItem(item, 0));
@@ -80,6 +91,7 @@ bool worker::read_tensors(PyObject* list, std::vector<std::byte>& payload, std::
       else std::memcpy(payload.data() + at, src, m.bytes);
     }
     metas += (metas.empty() ? "" : ",") + meta_json(m);
+    if (parsed) parsed->push_back(std::move(m));
   }
   return true;
 }

@@ -1,8 +1,11 @@
 // The host as the device: on the CPU path memory is host memory and time is the host clock.
+#include <sys/mman.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "headroom/util/parallel.hpp"
@@ -53,13 +56,46 @@ class host_device final : public device {
  public:
   bool is_cuda() const override { return false; }
   int index() const override { return 0; }
+  // Large buffers (a timed call's fresh inputs, a trial's) are mappings of their own, kept for the
+  // next call of the same size until the request ends: in the heap, a buffer of gigabytes freed
+  // between two calls left holes that the next call's could not reuse, and a worker timing a
+  // 0.5 GiB problem grew by 0.5 GiB a call. Huge pages are asked for on every one of them, so that
+  // how a call's inputs are mapped does not depend on the process's history (a reference's worker
+  // and a candidate's reach the same calls by different paths).
   void* allocate(std::size_t bytes) override {
+    if (bytes >= mapped_bytes) {
+      const std::size_t size = (bytes + huge_page - 1) / huge_page * huge_page;
+      for (auto it = kept_.begin(); it != kept_.end(); ++it)
+        if (it->second == size) {
+          void* p = it->first;
+          kept_.erase(it);
+          mapped_.emplace_back(p, size);
+          return p;
+        }
+      void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      madvise(p, size, MADV_HUGEPAGE);
+      mapped_.emplace_back(p, size);
+      return p;
+    }
     std::size_t n = bytes == 0 ? 1 : bytes;
     void* p = std::aligned_alloc(64, (n + 63) / 64 * 64);
     if (!p) throw std::bad_alloc();
     return p;
   }
-  void release(void* p) override { std::free(p); }
+  void release(void* p) override {
+    for (auto it = mapped_.begin(); it != mapped_.end(); ++it)
+      if (it->first == p) {
+        kept_.push_back(*it);
+        mapped_.erase(it);
+        return;
+      }
+    std::free(p);
+  }
+  void release_cached() override {
+    for (const auto& [p, size] : kept_) munmap(p, size);
+    kept_.clear();
+  }
   void copy_to_device(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copy_on_device(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
@@ -130,8 +166,12 @@ class host_device final : public device {
   unsigned sm_clock_max_mhz() override { return 0; }
 
  private:
+  static constexpr std::size_t mapped_bytes = 16u << 20;
+  static constexpr std::size_t huge_page = 2u << 20;
   double wall_start_ = 0;
   double host_call_ms_ = 0;
+  std::vector<std::pair<void*, std::size_t>> mapped_;  // large buffers in use: address, mapped size
+  std::vector<std::pair<void*, std::size_t>> kept_;    // released, kept for reuse until release_cached
 };
 
 }  // namespace

@@ -1,9 +1,13 @@
 // The requests the parent sends and the worker's replies (docs/eval.md, "Processes").
 #include "worker/worker.hpp"
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -56,14 +60,20 @@ int worker::serve() {
     std::string_view op = req["op"].get_string().value_unsafe();
     if (op == "bye") {
       reply(R"("ok":true)");
+      send_reply();
       return 0;
     }
     double began = host_ms();
+    const std::size_t payload_bytes = r.msg.payload.size();
     failed_before_ = failed_allocations();
     try {
       handle(op, req, r.msg.payload);
-      if (trace_) std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in)\n",
-                               static_cast<int>(op.size()), op.data(), host_ms() - began, r.msg.payload.size());
+      if (trace_)
+        std::fprintf(stderr, "headroom-worker: %.*s took %.1f ms (payload %zu bytes in; %s before trimming)\n",
+                     static_cast<int>(op.size()), op.data(), host_ms() - began, payload_bytes, memory_now().c_str());
+    } catch (const too_large& e) {
+      reply(fmt::format(R"("ok":false,"error":"too_large","kind":"","message":{},"bytes":{})", json_string(e.what()),
+                        e.bytes));
     } catch (const request_error& e) {
       reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"","message":{})", json_string(e.what())));
     } catch (const std::exception& e) {
@@ -78,14 +88,59 @@ int worker::serve() {
       }
       reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
     }
-    spare_ = std::move(r.msg.payload);
+    // Lean: the request's payload buffer (or what a run swapped into it) goes before the reply's
+    // trimming instead of being kept to read the next payload into.
+    if (lean_) std::vector<std::byte>().swap(r.msg.payload);
+    send_reply();
+    if (!lean_) spare_ = std::move(r.msg.payload);
   }
 }
 
-// The payload is gathered from `parts` as it is written (bytes the worker keeps, or one buffer).
 void worker::reply(const std::string& fields, std::span<const std::span<const std::byte>> parts) {
-  if (!write_message(out_, fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), parts, out_region_, 0))
-    std::_Exit(4);
+  if (pending_) send_reply();
+  pending_ = pending_reply{fmt::format(R"({{"nonce":{},{}}})", json_string(nonce_), fields), {parts.begin(), parts.end()}};
+}
+
+// The heap keeps what a request frees (main: no trimming, no mmap), so that the calls within a
+// request reuse pages already mapped; between requests it goes back to the kernel, before the
+// answer, while the parent waits and nothing else is measured. Kept, the pages of every request's
+// temporaries added up: a reference worker held 6.2 GiB for a problem of 0.5 GiB in and 0.5 out.
+// A timed request of a problem with memory to spare keeps it (keep_heap): the next one's calls then
+// land on pages already mapped, in the reference's worker as in a candidate's.
+void worker::send_reply() {
+  if (!pending_) return;
+  if (!std::exchange(keep_heap_, false)) {
+    if (dev_) dev_->release_cached();
+    malloc_trim(0);
+  }
+  const bool written = write_message(out_, pending_->header, pending_->parts, out_region_, 0);
+  pending_.reset();
+  if (!written) std::_Exit(4);
+  if (release_after_reply_) {
+    // A trial's outputs are not asked for again, and the worker waits, holding them, while the
+    // other side works (docs/eval.md, "Memory"); nor are the reference's inputs of a trial. Only
+    // after a trial's run: what the parent does next is never a measurement on another worker.
+    if (release_inputs_) std::vector<std::byte>().swap(inputs_);
+    std::vector<std::byte>().swap(outputs_);
+    malloc_trim(0);
+    release_after_reply_ = release_inputs_ = false;
+  }
+}
+
+std::string memory_now() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return "";
+  char line[256];
+  double rss = 0, anon = 0, peak = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    double kib = 0;
+    if (std::sscanf(line, "VmRSS: %lf", &kib) == 1) rss = kib;
+    else if (std::sscanf(line, "RssAnon: %lf", &kib) == 1) anon = kib;
+    else if (std::sscanf(line, "VmHWM: %lf", &kib) == 1) peak = kib;
+  }
+  std::fclose(f);
+  constexpr double gib = 1024.0 * 1024.0;
+  return fmt::format("rss {:.2f} GiB (anon {:.2f}), peak {:.2f} GiB", rss / gib, anon / gib, peak / gib);
 }
 
 void worker::reply(const std::string& fields, const std::vector<std::byte>& payload) {
@@ -131,10 +186,12 @@ void worker::handle(std::string_view op, simdjson::dom::element req, std::vector
   if (op == "load") return load(req);
   if (op == "inputs") return inputs(req);
   if (op == "run") return run(req, payload);
-  if (op == "time") return time(req, payload);
+  if (op == "set") return keep_set(req, payload);
+  if (op == "get_set") return send_set(req);
+  if (op == "time") return time(req);
   if (op == "compile_baseline") return compile_baseline();
   if (op == "replay") return replay(req);
-  if (op == "flops") return flops(req, payload);
+  if (op == "flops") return flops();
   if (op == "ceilings") return ceilings();
   throw request_error(fmt::format("unknown request {}", op));
 }
@@ -220,6 +277,7 @@ void worker::load(simdjson::dom::element req) {
   // A candidate's outputs must be memory its calls got from the harness's allocators; the
   // reference's may be views of its inputs (a reshape), which is the problem's business.
   check_memory_ = cls == "ModelNew";
+  if (req["lean"].get_bool().get(lean_)) lean_ = false;
   py_ref path_arg(PyUnicode_FromString(path.c_str()));
   py_ref dir_arg(PyUnicode_FromString(build_dir.c_str()));
   module_ = call("import_file", {path_arg.get(), dir_arg.get()});
@@ -268,7 +326,12 @@ std::string worker::tampered_json() {
   return s + "]";
 }
 
-// Outputs of the reference worker's problem: get_inputs() under a seed and a distribution.
+std::uint64_t worker::max_bytes(simdjson::dom::element req) {
+  std::uint64_t limit = 0;
+  if (req["max_bytes"].get_uint64().get(limit)) return std::numeric_limits<std::uint64_t>::max();
+  return limit;
+}
+
 void worker::inputs(simdjson::dom::element req) {
   py_ref seed(PyLong_FromLongLong(req["seed"].get_int64().value()));
   py_ref dist(PyLong_FromLongLong(req["distribution"].get_int64().value()));
@@ -288,10 +351,16 @@ void worker::inputs(simdjson::dom::element req) {
   // what it was just sent, gigabytes for some problems.
   inputs_.clear();
   std::string metas;
-  if (!read_tensors(list, inputs_, metas)) return reply_python_error("runtime_error");
+  std::vector<meta> made_metas;
+  if (!read_tensors(list, inputs_, metas, &made_metas, max_bytes(req))) return reply_python_error("runtime_error");
   const std::span<const std::byte> part(inputs_);
   reply(fmt::format(R"("ok":true,"tensors":[{}],"constants":{})", metas, json_string(constants)),
         std::span(&part, 1));
+  std::int64_t keep = -1;
+  if (!req["keep_set"].get_int64().get(keep) && keep >= 0) {
+    std::vector<std::byte> bytes = std::move(inputs_);  // the reply's payload: the same buffer
+    store_set(static_cast<std::size_t>(keep), std::move(made_metas), std::move(bytes));
+  }
 }
 
 // The arguments of every forward call that are not tensors, as JSON [[position, value], ...]
@@ -316,13 +385,18 @@ void worker::run(simdjson::dom::element req, std::vector<std::byte>& sent) {
   auto metas = parse_metas(req["inputs"].get_array().value());
   bool kept = false;
   if (req["kept_inputs"].get_bool().get(kept)) kept = false;
-  if (!kept) inputs_.swap(sent);  // the earlier inputs' buffer goes back to be read into
+  if (!kept) {
+    inputs_.swap(sent);  // the earlier inputs' buffer goes back to be read into
+    if (lean_) std::vector<std::byte>().swap(sent);  // or, lean, goes now, before the call's own
+  }
   const std::vector<std::byte>& payload = inputs_;
   std::size_t total = 0;
   for (const meta& m : metas) total += m.bytes;
   if (total != payload.size()) throw request_error("the inputs' sizes do not add up to the payload");
   int poison = static_cast<int>(req["poison"].get_int64().value());
   bool record_ops = req["record_ops"].get_bool().value();
+  if (req["release"].get_bool().get(release_inputs_)) release_inputs_ = false;
+  release_after_reply_ = release_inputs_ || lean_;
   std::optional<util::phase_trace> phase(std::in_place, "worker: inputs to the device");
   built_inputs in = build_inputs(metas, payload.data(), false);
   phase.reset();
@@ -390,7 +464,7 @@ void worker::run(simdjson::dom::element req, std::vector<std::byte>& sent) {
   out_payload.clear();
   std::string out_metas;
   phase.emplace("worker: outputs to host");
-  if (!read_tensors(outputs, out_payload, out_metas)) return reply_python_error("runtime_error");
+  if (!read_tensors(outputs, out_payload, out_metas, nullptr, max_bytes(req))) return reply_python_error("runtime_error");
   phase.reset();
   reply(fmt::format(R"("ok":true,"outputs":[{}],{})", out_metas, common), out_payload);
 }
@@ -404,17 +478,10 @@ void worker::compile_baseline() {
   reply(R"("ok":true,"available":true)");
 }
 
-// kept_sets: on the first set of the previous timing request (its leading bytes), not the payload.
-void worker::flops(simdjson::dom::element req, const std::vector<std::byte>& sent) {
+void worker::flops() {
   if (!model_) throw request_error("no model loaded");
-  auto metas = parse_metas(req["inputs"].get_array().value());
-  bool kept = false;
-  if (req["kept_sets"].get_bool().get(kept)) kept = false;
-  const std::vector<std::byte>& payload = kept ? timing_inputs_ : sent;
-  std::size_t total = 0;
-  for (const meta& m : metas) total += m.bytes;
-  if (total > payload.size()) throw request_error("the inputs' sizes exceed the payload");
-  built_inputs in = build_inputs(metas, payload.data(), false);
+  if (timing_sets_.empty()) throw request_error("no timing sets kept to count on");
+  built_inputs in = build_inputs(timing_sets_[0], set_bytes_[0].data(), false);
   py_ref list(PySequence_List(in.tuple.get()));
   py_ref n = call("count_flops", {model_.get(), list.get()});
   if (!n) {

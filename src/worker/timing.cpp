@@ -3,7 +3,10 @@
 // reference's replay of a candidate's timed calls.
 #include "worker/worker.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <random>
 
@@ -55,27 +58,22 @@ timing_settings read_timing_settings(simdjson::dom::element req, bool cuda) {
 
 }  // namespace
 
-// kept_sets: time on the sets of this worker's previous timing request (the reference is timed
-// several ways on the same sets), not on the payload.
-void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
+long page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt + u.ru_majflt;
+}
+
+void worker::time(simdjson::dom::element req) {
   if (!model_) throw request_error("no model loaded");
-  std::vector<std::vector<meta>> sets;
-  simdjson::dom::array set_list = req["sets"].get_array().value();
-  for (simdjson::dom::element s : set_list) sets.push_back(parse_metas(s.get_array().value()));
+  const std::vector<std::vector<meta>>& sets = timing_sets_;
   if (sets.empty()) throw request_error("no input sets to time");
-  bool kept = false, from_inputs = false;
-  if (req["kept_sets"].get_bool().get(kept)) kept = false;
-  // sets_from_inputs: the one set is the last inputs request's tensors, which this worker made and
-  // kept (the reference's), so the parent need not send them back.
-  if (req["sets_from_inputs"].get_bool().get(from_inputs)) from_inputs = false;
-  if (from_inputs) timing_inputs_.swap(inputs_);
-  else if (!kept) timing_inputs_.swap(sent);
-  const std::vector<std::byte>& payload = timing_inputs_;
-  std::size_t total = 0;
-  for (const auto& set : sets)
-    for (const meta& m : set) total += m.bytes;
-  if (total != payload.size()) throw request_error("the timing sets' sizes do not add up to the payload");
-  timing_sets_ = sets;
+  if (req["set_count"].get_uint64().value() != sets.size())
+    throw request_error("the timing request names another number of sets than this worker keeps");
+  bool eager = false;
+  if (req["eager"].get_bool().get(eager)) eager = false;
+  if (req["keep_heap"].get_bool().get(keep_heap_)) keep_heap_ = false;
+  const py_ref model = eager && eager_model_ ? eager_model_ : model_;
   const timing_settings settings = read_timing_settings(req, dev_->is_cuda());
   const stopping_rule& rule = settings.rule;
   const int warmup = settings.warmup;
@@ -85,7 +83,7 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
   const std::vector<std::uint64_t>& symmetric = settings.symmetric;
   const std::uint64_t sketch_seed = settings.sketch_seed;
   std::optional<thread_pin> pin;
-  pristine_sets pristine = upload_sets(sets, payload);
+  pristine_sets pristine = upload_sets();
   auto release = [&] { release_sets(pristine); };
   bool hold = settings.hold;
   int hold_timeouts = 0;
@@ -102,7 +100,21 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
   out_payload.clear();
   std::string checked, calls;
   double checked_bytes = 0;
-  double begin = host_ms();
+  // The warm-up lasts `warmup` calls, and then until two calls in a row map (almost) no fresh
+  // pages, at most max_settling calls more. A call that faults its outputs' pages in pays the
+  // kernel inside its time: on the 2-core machine a 16 MiB ReLU took 30-57 ms so and 3 ms without.
+  // The heap's big free blocks were given back between requests (send_reply), and a call's outputs
+  // land on one after another of them for as many calls as the process has such blocks: a number
+  // its history sets, not the forward, and so another for the reference's worker than for a
+  // candidate's (in a fresh second reference worker, more faulting calls than in the candidate's,
+  // whose trials had mapped its heap: the reference came out slower than itself).
+  constexpr long settled_faults = 16;
+  constexpr int settled_calls = 2, max_settling = 20;
+  int warm_calls = warmup, clean_calls = 0, faulted_samples = 0;
+  // Sampling time counts from the first kept call: on the CPU a call's fresh inputs, the cache
+  // flush and the parent's questions take many times a small forward, and counted from the start
+  // they left a short turn of paired rounds (0.1 s at --max-time 1) one sample or two.
+  std::optional<double> begin;
   for (int i = 0;; ++i) {
     if (i == warmup && cpu >= 0) pin.emplace(static_cast<int>(cpu));
     call_plan plan = ask_call(i, sets.size());
@@ -112,8 +124,9 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
     simdjson::dom::parser announce;
     ask_parent(announce, "start", i);
     begin_allocation_log();
+    const long faults_before = page_faults();
     dev_->start_timer(hold);
-    py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
+    py_ref result(PyObject_CallObject(model.get(), in.tuple.get()));
     dev_->call_returned();
     end_allocation_log();
     if (!result) {
@@ -122,6 +135,7 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
       return reply_python_error("runtime_error");
     }
     device::times t = dev_->stop_timer();
+    const long faults = page_faults() - faults_before;
     ask_parent(announce, "done", i);
     // Every timed call's result is checked as a checked call's is: tensors, in memory the call
     // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
@@ -148,7 +162,10 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
       calls.clear();
       continue;
     }
-    bool warm = i < warmup;
+    bool warm = i < warm_calls;
+    clean_calls = faults > settled_faults ? 0 : clean_calls + 1;
+    if (warm && i + 1 == warm_calls && clean_calls < settled_calls && warm_calls < warmup + max_settling) ++warm_calls;
+    if (!warm && !begin) begin = host_ms() - t.wall_ms;
     // nvbench's rule: a sample taken below 75% of the maximum SM clock measures the throttle,
     // not the kernel; it is dropped (and counted).
     unsigned mhz = dev_->sm_clock_mhz();
@@ -162,6 +179,7 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
     if (!warm && throttled) ++dropped;
     if (!warm && !throttled) {
       samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
+      if (faults > settled_faults) ++faulted_samples;
       // Each kept call with its times and the sketch of its outputs: the parent bounds the times
       // by its own clock and checks sketches of calls it picks afterwards against the reference.
       std::string sketch = sketch_seed ? sketch_outputs(result.get(), sketch_seed) : "[]";
@@ -185,19 +203,25 @@ void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
       checked_bytes += static_cast<double>(out_payload.size() - before);
       checked += fmt::format(R"({}{{"call":{},"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", i, plan.set, metas);
     }
-    double elapsed = (host_ms() - begin) / 1000.0;
+    double elapsed = begin ? (host_ms() - *begin) / 1000.0 : 0;
     if (!warm && samples.done(rule, elapsed)) break;
-    if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
+    // Past three times the time asked for: give up with what there is, once it is half the fewest
+    // samples (a turn of paired rounds on the CPU used to end on one) or samples are being dropped
+    // (throttled throughout).
+    if (!warm && elapsed > 3 * rule.max_seconds && (dropped > 0 || 2 * samples.size() >= rule.min_samples)) break;
   }
   release();
   ++time_requests_;
   timing_summary s = samples.summarize(empty);
-  reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
+  if (trace_)
+    std::fprintf(stderr, "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
+                 warm_calls, s.samples, faulted_samples, s.median_ms);
+  reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
                     s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
                     s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
                     json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
-                    empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), calls, checked,
-                    tampered_json()),
+                    empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(),
+                    warm_calls, faulted_samples, calls, checked, tampered_json()),
         out_payload);
 }
 
@@ -238,25 +262,6 @@ worker::call_plan worker::ask_call(int call, std::size_t sets) {
   return plan;
 }
 
-worker::pristine_sets worker::upload_sets(const std::vector<std::vector<meta>>& sets, const std::vector<std::byte>& payload) {
-  pristine_sets pristine(sets.size());
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < sets.size(); ++k)
-    for (const meta& m : sets[k]) {
-      void* p = dev_->allocate(m.bytes);
-      if (m.bytes) dev_->copy_to_device(p, payload.data() + at, m.bytes);
-      pristine[k].push_back(p);
-      at += m.bytes;
-    }
-  return pristine;
-}
-
-void worker::release_sets(pristine_sets& pristine) {
-  for (auto& v : pristine)
-    for (void* p : v) dev_->release(p);
-  pristine.clear();
-}
-
 // A call's inputs: every floating tensor of the pristine set perturbed under the call's seed
 // (fresh_inputs.hpp), every other tensor copied as it is.
 worker::built_inputs worker::fresh_inputs(const std::vector<meta>& set, const std::vector<void*>& pristine, std::uint64_t seed,
@@ -284,7 +289,8 @@ void worker::replay(simdjson::dom::element req) {
   if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
     for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
   std::uint64_t sketch_seed = req["sketch_seed"].get_uint64().value();
-  pristine_sets pristine = upload_sets(timing_sets_, timing_inputs_);
+  if (req["keep_heap"].get_bool().get(keep_heap_)) keep_heap_ = false;
+  pristine_sets pristine = upload_sets();
   std::vector<std::byte>& out_payload = outputs_;
   out_payload.clear();
   std::string sketches, whole;

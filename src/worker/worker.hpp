@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -51,6 +53,19 @@ struct request_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Tensors larger than the parent's limit for them (the memory budget, docs/eval.md "Memory"): they
+// are not copied out, and the answer says how large they are.
+struct too_large : std::runtime_error {
+  explicit too_large(std::uint64_t n) : std::runtime_error("tensors larger than the memory budget allows"), bytes(n) {}
+  std::uint64_t bytes;
+};
+
+// This process's resident memory now and at its peak, from /proc/self/status: "rss 1.2 GiB (anon
+// 1.1), peak 2.3 GiB" (the worker's trace, HEADROOM_WORKER_TRACE).
+std::string memory_now();
+// Page faults this process has taken so far (minor and major).
+long page_faults();
+
 // The JSON the parent reads for a shape and a tensor's meta; the metas of a request.
 std::string shape_json(const std::vector<std::int64_t>& shape);
 std::string meta_json(const meta& m);
@@ -65,9 +80,12 @@ class worker {
   int serve();
 
  private:
-  // The payload is gathered from `parts` as it is written (bytes the worker keeps, or one buffer).
+  // The answer goes out once the request's handler has returned (send_reply): its payload is bytes
+  // the worker keeps (inputs_, outputs_, a set's), gathered from `parts` as it is written.
   void reply(const std::string& fields, std::span<const std::span<const std::byte>> parts = {});
   void reply(const std::string& fields, const std::vector<std::byte>& payload);
+  // Writes the pending answer, the heap's free pages given back first (docs/eval.md, "Memory").
+  void send_reply();
 
   // A device allocation failed during this request: PyTorch's pluggable allocator hands the
   // candidate a tensor at address 0 instead of raising, so whatever failed next (an illegal address,
@@ -94,14 +112,20 @@ class worker {
   std::string tampered_json();
 
   // Outputs of the reference worker's problem: get_inputs() under a seed and a distribution.
+  // keep_set k: the tensors are also kept as timing set k (0 starts the sets afresh).
   void inputs(simdjson::dom::element req);
+  // A request's limit on the bytes of the tensors it makes (max_bytes; none when absent).
+  static std::uint64_t max_bytes(simdjson::dom::element req);
 
   // The arguments of every forward call that are not tensors, as JSON [[position, value], ...]
   // (driver.make_inputs). False with the Python error set when they do not parse.
   bool set_constants(const std::string& json);
 
-  // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
-  bool read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas);
+  // Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON (and the metas
+  // themselves to `parsed` when given). Tensors of more than `max_bytes` together throw too_large.
+  bool read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas,
+                    std::vector<meta>* parsed = nullptr,
+                    std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max());
 
   // A tensor on the device in memory we own, holding `bytes` (on the host, or on the device when
   // `device_src`). Returns the Python tensor; `data` receives the buffer.
@@ -132,9 +156,10 @@ class worker {
   // candidate's second call on a trial's inputs), not on the payload.
   void run(simdjson::dom::element req, std::vector<std::byte>& sent);
 
-  // kept_sets: time on the sets of this worker's previous timing request (the reference is timed
-  // several ways on the same sets), not on the payload.
-  void time(simdjson::dom::element req, std::vector<std::byte>& sent);
+  // Times on the sets this worker keeps (its own inputs requests' with keep_set, or those the parent
+  // sent with set requests): the reference is timed several ways on the same sets. eager: the eager
+  // model even after compile_baseline replaced it (paired rounds).
+  void time(simdjson::dom::element req);
   // The empty call: what the timed path costs without any work (held or not), subtracted from the
   // wall clock and the tail.
   empty_call measure_empty_call(bool held);
@@ -148,9 +173,19 @@ class worker {
   simdjson::dom::element ask_parent(simdjson::dom::parser& parser, const char* what, int call);
   call_plan ask_call(int call, std::size_t sets);
 
-  // The timing sets' pristine copies on the device; each call makes its fresh inputs from one.
-  using pristine_sets = std::vector<std::vector<void*>>;
-  pristine_sets upload_sets(const std::vector<std::vector<meta>>& sets, const std::vector<std::byte>& payload);
+  // The timing sets (timing_sets.cpp): kept as they arrive, one buffer each, from the parent (set
+  // k) or this worker's own inputs requests (keep_set); given to the parent to pass on (get_set).
+  void keep_set(simdjson::dom::element req, std::vector<std::byte>& sent);
+  void send_set(simdjson::dom::element req);
+  void store_set(std::size_t k, std::vector<meta> metas, std::vector<std::byte>&& bytes);
+  // The kept timing sets' pristine copies on the device; each call makes its fresh inputs from one.
+  // On the host the kept bytes are that copy already.
+  struct pristine_sets {
+    std::vector<std::vector<void*>> sets;
+    bool owned = false;  // allocated on the device (released with release_sets)
+    std::vector<void*>& operator[](std::size_t k) { return sets[k]; }
+  };
+  pristine_sets upload_sets();
   void release_sets(pristine_sets& pristine);
 
   // A call's inputs: every floating tensor of the pristine set perturbed under the call's seed
@@ -174,8 +209,8 @@ class worker {
   // the outputs, and for those asked whole, the outputs themselves.
   void replay(simdjson::dom::element req);
 
-  // kept_sets: on the first set of the previous timing request (its leading bytes), not the payload.
-  void flops(simdjson::dom::element req, const std::vector<std::byte>& sent);
+  // On the first kept timing set.
+  void flops();
 
   void ceilings();
 
@@ -190,15 +225,24 @@ class worker {
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
   py_ref eager_model_;  // the reference's eager model once compile_baseline replaced model_ (replays)
-  std::vector<std::vector<meta>> timing_sets_;  // the metas of the sets in timing_inputs_
+  std::vector<std::vector<meta>> timing_sets_;  // the metas of the kept timing sets, one per set
   py_ref constants_;                      // [(position, value)]: the forward's non-tensor arguments
   std::vector<std::byte> inputs_;         // the last inputs request's tensors, or the last run's inputs
-  std::vector<std::byte> timing_inputs_;  // the last timing request's sets
+  std::vector<std::vector<std::byte>> set_bytes_;  // the kept timing sets' bytes, one buffer per set
   std::vector<std::byte> outputs_;        // the last answer's output tensors
   std::vector<std::byte> spare_;          // a payload buffer to read the next request into
   int calls_ = 0;
   int time_requests_ = 0;
   bool check_memory_ = false;  // the outputs' memory is checked (a candidate's worker)
+  struct pending_reply {
+    std::string header;
+    std::vector<std::span<const std::byte>> parts;
+  };
+  std::optional<pending_reply> pending_;  // the answer send_reply writes
+  bool release_after_reply_ = false;      // a trial's run lets its outputs go once answered
+  bool release_inputs_ = false;           // and its inputs (the reference's trials)
+  bool lean_ = false;  // the load asked to keep no payload buffer from one request to the next
+  bool keep_heap_ = false;  // a timed request asked to keep the heap mapped for the next one
 };
 
 }  // namespace headroom::worker

@@ -6,13 +6,7 @@
 set -uo pipefail
 headroom=$1
 src=$2
-worker="$(dirname "$headroom")/headroom-worker"
-if [[ ! -x $worker ]]; then echo "no headroom-worker (libpython3-dev missing at build time): skipped"; exit 77; fi
-python=${HEADROOM_PYTHON:-/usr/bin/python3}
-if ! "$python" -c "import torch" 2>/dev/null; then echo "$python cannot import torch: skipped"; exit 77; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/lib/eval_prelude.sh"
 common=(--device cpu --python "$python" --cache "$work/cache" --max-time 0.5 --min-samples 5 --run-timeout 20 --no-compile-baseline)
 manifest="$src/suites/adversarial/manifest.toml"
 

@@ -33,7 +33,12 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--trials", o.trials, "Correctness trials: seeds and input distributions (default 4)")->check(CLI::Range(1, 64));
   sub->add_option("--seed", o.seed, "Run seed (default: random, so no candidate can predict its inputs)");
   sub->add_option("--memory-budget", e.memory_budget_gib,
-                  "GiB of reference inputs and outputs kept per problem; fewer trials beyond it (default 16)");
+                  "GiB of host memory one problem's evaluation may hold, this process and its workers together "
+                  "(default: 85% of the memory available when the run starts, MemAvailable or the cgroup's room, "
+                  "split among the problems in flight). Beyond it the parent stops keeping trials (the reference "
+                  "makes them again), then fewer timing sets; a problem that still does not fit is a "
+                  "reference_error saying what it needs (docs/eval.md, \"Memory\")")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--load-timeout", e.load_timeout, "Seconds to start a worker and construct the model (default 120)");
   sub->add_option("--run-timeout", e.run_timeout, "Seconds per forward call request (default 120; timing gets 10x)");
   if (!timing) return;
@@ -41,8 +46,8 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--jobs", o.jobs, "Parallel compilations (default: half the cores)");
   sub->add_option("--lanes", o.lanes,
                   "Evaluations in flight per GPU (default 1): worker start-up, transfers and checks overlap, each "
-                  "timing has the GPU to itself; host and GPU memory grow with it (each lane keeps up to "
-                  "--memory-budget of reference data). Above 1 on the CPU only with --no-timing")
+                  "timing has the GPU to itself; host and GPU memory grow with it (the default memory budget is "
+                  "split among the problems in flight). Above 1 on the CPU only with --no-timing")
       ->check(CLI::Range(1, 16));
   sub->add_flag("!--no-timing", o.timing, "Check correctness only");
   sub->add_flag("!--no-baselines", o.baselines, "Do not time the reference (no speedups)");

@@ -11,7 +11,7 @@ struct eval_cli {
   eval::eval_options options;
   std::string db = "results.sqlite";
   int compile_timeout = 600, load_timeout = 120, run_timeout = 120;
-  double memory_budget_gib = 16;
+  double memory_budget_gib = 0;  // 0: from the memory available (memory_budget.hpp)
 };
 
 // Adds --device, --python, --cache, --trials and the timing and timeout options to `sub`.

@@ -18,6 +18,7 @@ class buffer_pool {
   // Keeps `buffer` unless that would hold more than the limit: the smallest buffers go first.
   void give(std::vector<std::byte>&& buffer);
   void set_limit(std::size_t limit_bytes);
+  std::size_t limit() const;
   std::size_t kept_bytes() const;
   std::size_t count() const;
 

@@ -70,9 +70,9 @@ struct eval_options {
   double max_seconds = 10;
   double target_spread = 0.002;
   std::uint64_t check_bytes = 64ull << 20;
-  // Reference inputs and outputs the parent keeps per problem; trials and timing sets are reduced
-  // (never below two trials and one set) when one set of them times the count would exceed it.
-  std::uint64_t memory_budget = 16ull << 30;
+  // Host memory one problem's evaluation may hold, the parent and its workers together
+  // (memory_plan.hpp); 0: default_memory_budget() of the machine when the run starts.
+  std::uint64_t memory_budget = 0;
   std::chrono::seconds compile_timeout{600};
   std::chrono::seconds load_timeout{120};
   std::chrono::seconds run_timeout{120};

@@ -2,6 +2,7 @@
 // Elements a candidate never wrote (docs/eval.md, "Correctness").
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "headroom/eval/tensor.hpp"
 
@@ -14,5 +15,16 @@ namespace headroom::eval {
 // reference first).
 std::int64_t count_unwritten(const tensor& with_poison_a, std::byte poison_a, const tensor& with_poison_b,
                              std::byte poison_b, unsigned threads = 0);
+// The same without keeping the first output whole: one bit per element of it, set where the element
+// is all `poison_a` (an output of gigabytes is marked, compared and let go before the second call's
+// arrives; docs/eval.md, "Memory").
+struct poison_marks {
+  dtype type = dtype::f32;
+  std::vector<std::int64_t> shape;
+  std::vector<std::uint64_t> bits;  // 64 elements a word
+};
+poison_marks mark_poisoned(const tensor& with_poison_a, std::byte poison_a, unsigned threads = 0);
+std::int64_t count_unwritten(const poison_marks& first, const tensor& with_poison_b, std::byte poison_b,
+                             unsigned threads = 0);
 
 }  // namespace headroom::eval

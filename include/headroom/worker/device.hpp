@@ -23,6 +23,8 @@ class device {
   // Memory the worker owns (inputs it hands to PyTorch through DLPack). Freed with release().
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void release(void* p) = 0;
+  // Gives back to the system what release() kept for reuse (between requests).
+  virtual void release_cached() {}
   virtual void copy_to_device(void* dst, const void* host_src, std::size_t bytes) = 0;
   virtual void copy_to_host(void* host_dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_on_device(void* dst, const void* src, std::size_t bytes) = 0;
