@@ -1,11 +1,14 @@
 // Scheduling of a run (docs/eval.md, "Processes"): candidates are compiled in parallel on the CPU,
 // then each visible device takes whole problems (the reference is prepared once per problem) and
-// evaluates their candidates one fresh worker at a time. Results are stored as they finish.
+// evaluates their candidates one fresh worker at a time. Results are stored as they finish. With a
+// shared store (docs/scale.md) the lanes claim batches of one problem's jobs from its work queue
+// instead (job_source.hpp), keeping a problem's reference data from one batch of it to the next.
 #include "headroom/eval/orchestrator.hpp"
 
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -22,12 +25,14 @@
 
 #include "headroom/eval/buffer_pool.hpp"
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/results_store.hpp"
+#include "headroom/eval/jobs.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 #include "headroom/util/sha256.hpp"
 #include "candidate_sandbox.hpp"
 #include "device_gate.hpp"
+#include "job_source.hpp"
 #include "headroom/util/phase_trace.hpp"
 #include "session.hpp"
 
@@ -121,8 +126,8 @@ void give_back_buffers(reference_data&& ref) {
 }
 }  // namespace
 
-std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store, const eval_options& given,
-                                        const eval_callback& on_done) {
+std::vector<evaluation> run_evaluations(const std::vector<eval_job>& given_jobs, results_store& store,
+                                        const eval_options& given, const eval_callback& on_done) {
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
@@ -144,23 +149,33 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     o.sandbox_roots = sandbox_roots(o.python);
   }
 
-  // What is left to do: the store already has the rest (an interrupted run continues).
+  // --shard i/N: this process's share of a static split (docs/scale.md).
+  std::vector<eval_job> share;
+  if (o.shard) share = shard_jobs(given_jobs, o.shard->index, o.shard->count);
+  const std::vector<eval_job>& jobs = o.shard ? share : given_jobs;
+  // A shared store: the jobs are claimed from its work queue with every other process given them.
+  const bool shared = store.shared() && !o.shard && !o.force;
+
+  // What is left to do: the store already has the rest (an interrupted run continues). A shared
+  // store's queue knows what is done.
   std::vector<evaluation> results;
   std::vector<const eval_job*> todo;
   auto done_before = [&](const eval_job& j, const std::string& gpu_model) {
     if (o.force || !store.has(j.candidate.hash, j.problem.hash, checker_version, devices, gpu_model)) return false;
-    evaluation_filter f;
+    store::evaluation_filter f;
     f.problem = j.problem.id;
     for (evaluation& e : store.evaluations(f))
       if (e.candidate_hash == j.candidate.hash && e.problem_hash == j.problem.hash) results.push_back(e);
     return true;
   };
   for (const eval_job& j : jobs)
-    if (!done_before(j, {})) todo.push_back(&j);
+    if (shared || !done_before(j, {})) todo.push_back(&j);
   // Only when something is left, a worker on the first GPU says its model and architecture. The
   // model: a row of another GPU index of that model is done too (an index means nothing from one
-  // machine to the next). The architecture: extensions are built for it only, in the compile
-  // phase and at load alike, so the load finds the build up to date.
+  // machine to the next), and a shared queue's jobs are per model. The architecture: extensions
+  // are built for it only, in the compile phase and at load alike, so the load finds the build up
+  // to date.
+  std::string platform = "cpu";
   if (!todo.empty() && devices.front() != "cpu") {
     session probe(o, devices.front(), "probe", {});
     probe.hello(o.load_timeout);
@@ -168,26 +183,44 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     if (!o.worker_env.count("TORCH_CUDA_ARCH_LIST") && !probe.capability().empty())
       o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
     probe.stop();
-    if (!gpu_model.empty())
+    platform = gpu_model.empty() ? "cuda" : gpu_model;
+    if (!gpu_model.empty() && !shared)
       std::erase_if(todo, [&](const eval_job* j) { return done_before(*j, gpu_model); });
   }
-  int total = static_cast<int>(todo.size());
-  std::atomic<int> done{0};
   if (todo.empty()) return results;
-  for (const eval_job* j : todo) {
-    store.put_problem({j->problem.id, j->problem.hash, j->problem.path.string(), j->problem.text});
-    store.put_candidate({j->candidate.hash, j->candidate.source, j->candidate.path.string(), j->candidate.text});
-  }
-
-  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU.
-  std::map<std::string, answer> compile_failures;
   {
+    store::transaction t(store.db());
+    std::set<std::string> problems, candidates;
+    for (const eval_job* j : todo) {
+      if (problems.insert(j->problem.hash).second)
+        store.put_problem({j->problem.id, j->problem.hash, j->problem.path.string(), j->problem.text});
+      if (candidates.insert(j->candidate.hash).second)
+        store.put_candidate({j->candidate.hash, j->candidate.source, j->candidate.path.string(), j->candidate.text});
+    }
+    t.commit();
+  }
+  std::unique_ptr<job_source> source;
+  if (shared) source = std::make_unique<shared_jobs>(todo, store, platform, o.lease_s);
+  else source = std::make_unique<local_jobs>(todo, store);
+
+  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU: all of
+  // them before the evaluations, or, from a shared queue, those of each batch as it is claimed.
+  std::map<std::string, answer> compile_failures;
+  std::set<std::string> compile_seen;
+  std::mutex compile_mutex;
+  auto compile_failure = [&](const std::string& hash) -> std::optional<answer> {
+    std::lock_guard lock(compile_mutex);
+    auto it = compile_failures.find(hash);
+    return it == compile_failures.end() ? std::nullopt : std::optional<answer>(it->second);
+  };
+  auto compile = [&](const std::vector<const eval_job*>& batch) {
     std::vector<const candidate_spec*> unique;
-    std::set<std::string> seen;
-    for (const eval_job* j : todo)
-      if (seen.insert(j->candidate.hash).second) unique.push_back(&j->candidate);
+    {
+      std::lock_guard lock(compile_mutex);
+      for (const eval_job* j : batch)
+        if (compile_seen.insert(j->candidate.hash).second) unique.push_back(&j->candidate);
+    }
     std::atomic<std::size_t> next{0};
-    std::mutex m;
     int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(unique.size())));
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(std::max(1u, cores / threads))}};
@@ -207,7 +240,7 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
         bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
                       a.failure == worker_failure::timeout;
         if (failed) {
-          std::lock_guard lock(m);
+          std::lock_guard lock(compile_mutex);
           compile_failures[c.hash] = a;
         }
         // A sandboxed build is copied out of the sandbox as its worker exits.
@@ -218,33 +251,45 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(work);
     for (auto& t : pool) t.join();
-  }
+  };
+  if (!shared) compile(todo);
 
-  // Evaluation: problems are shared out among the devices' lanes (--lanes per device, one by default).
-  std::map<std::string, std::vector<const eval_job*>> by_problem;
-  std::vector<std::string> order;
-  for (const eval_job* j : todo) {
-    if (!by_problem.count(j->problem.hash)) order.push_back(j->problem.hash);
-    by_problem[j->problem.hash].push_back(j);
-  }
-  std::atomic<std::size_t> next_problem{0};
+  // Evaluation: problems are shared out among the devices' lanes (--lanes per device, one by
+  // default), a batch of one problem's jobs at a time.
   std::mutex result_mutex;
   std::exception_ptr failure;
-  // A problem whose every candidate failed to compile needs no reference worker.
-  auto needs_reference = [&](std::size_t i) {
-    const auto& group = by_problem[order[i]];
-    return std::any_of(group.begin(), group.end(), [&](const eval_job* j) { return !compile_failures.count(j->candidate.hash); });
+  // A batch whose every candidate failed to compile needs no reference worker.
+  auto needs_reference = [&](const job_batch& b) {
+    return std::any_of(b.jobs.begin(), b.jobs.end(), [&](const eval_job* j) { return !compile_failure(j->candidate.hash); });
   };
   auto device_loop = [&](const std::string& device) {
     std::optional<ceilings> device_ceilings;
     // The next problem's reference worker starts while this problem's last candidate runs (seconds
-    // of start-up a problem, 4 s on the H200 host); that problem is claimed for this lane then.
+    // of start-up a problem, 4 s on the H200 host); the batch it is for is claimed for this lane then.
     std::unique_ptr<session_start> next_reference;
-    std::optional<std::size_t> claimed;
+    std::optional<job_batch> claimed;
+    // The worker of the job after the one running starts while this one prepares or runs its
+    // trials; measurements wait for it (session_start).
+    std::unique_ptr<session_start> pending;
+    auto wait_for_pending = [&] {
+      if (pending) pending->wait();
+      if (next_reference) next_reference->wait();
+    };
+    // The reference data of the problem this lane holds, kept from one batch to the next of it.
+    std::optional<reference_data> ref;
+    std::string ref_problem;
     try {
-      for (std::size_t i; (i = claimed ? *std::exchange(claimed, std::nullopt) : next_problem++) < order.size();) {
-        const auto& group = by_problem[order[i]];
-        std::optional<reference_data> ref;
+      for (;;) {
+        job_batch batch = claimed && !claimed->empty() ? std::move(*claimed) : source->next(ref_problem, true);
+        claimed.reset();
+        if (batch.empty()) break;
+        const auto& group = batch.jobs;
+        if (ref && ref_problem != batch.problem().hash) {
+          // The problem's reference data is done with: its buffers take the next problem's payloads.
+          give_back_buffers(std::move(*ref));
+          ref.reset();
+        }
+        if (shared) compile(group);
         // The audit reads only the reference data. On a GPU it runs beside the first candidate's
         // evaluation (9-10 s of host work on a 6 GiB KernelBench problem); on the CPU, where the host
         // is the device being timed, before it. Either way its line is appended before that
@@ -257,23 +302,20 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
           std::lock_guard lock(result_mutex);  // only the append: other devices go on comparing
           std::ofstream(o.audit_output, std::ios::app) << line << "\n";
         };
-        // The worker of the job after the one running starts while this one prepares or runs its
-        // trials; measurements wait for it (session_start).
+        // Job k's worker, k past the batch: the first of the next batch claimed when it is of this problem.
         auto start_worker = [&](std::size_t k) -> std::unique_ptr<session_start> {
-          if (k >= group.size() || compile_failures.count(group[k]->candidate.hash)) return nullptr;
-          return std::make_unique<session_start>(o, device, candidate_label(group[k]->candidate, group[k]->problem), true,
-                                                 candidate_isolation(o, device, group[k]->candidate));
-        };
-        std::unique_ptr<session_start> pending;
-        auto wait_for_pending = [&] {
-          if (pending) pending->wait();
-          if (next_reference) next_reference->wait();
+          const eval_job* j = k < group.size() ? group[k]
+                              : claimed && !claimed->empty() && claimed->problem().hash == batch.problem().hash
+                                  ? claimed->jobs.front()
+                                  : nullptr;
+          if (!j || compile_failure(j->candidate.hash)) return nullptr;
+          return std::make_unique<session_start>(o, device, candidate_label(j->candidate, j->problem), true,
+                                                 candidate_isolation(o, device, j->candidate));
         };
         for (std::size_t k = 0; k < group.size(); ++k) {
           const eval_job* j = group[k];
           evaluation e;
-          auto cf = compile_failures.find(j->candidate.hash);
-          if (cf != compile_failures.end()) {
+          if (auto cf = compile_failure(j->candidate.hash)) {
             e.candidate_hash = j->candidate.hash;
             e.source = j->candidate.source;
             e.candidate_path = j->candidate.path.string();
@@ -282,18 +324,19 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             e.checker = checker_version;
             e.started_at = iso_now();
             e.env.device = device;
-            bool timeout = cf->second.failure == worker_failure::timeout;
+            bool timeout = cf->failure == worker_failure::timeout;
             e.result = timeout ? verdict::timeout : verdict::compile_error;
-            e.reasons.push_back({timeout ? "compile" : "compile_error", timeout ? cf->second.detail : cf->second.message});
-            e.log = cf->second.traceback;
+            e.reasons.push_back({timeout ? "compile" : "compile_error", timeout ? cf->detail : cf->message});
+            e.log = cf->traceback;
           } else {
             if (!ref) {
-              pending = start_worker(k);
+              if (!pending) pending = start_worker(k);
               {
                 util::phase_trace trace("prepare_reference");
                 std::unique_ptr<session> started = next_reference ? next_reference->take() : nullptr;
                 next_reference.reset();
                 ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started));
+                ref_problem = j->problem.hash;
               }
               if (!ref->error.empty()) pending.reset();  // every candidate gets reference_error
               if (!o.audit_output.empty()) {
@@ -308,37 +351,53 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
             }
             util::phase_trace trace("evaluate_candidate");
             std::unique_ptr<session> started = pending ? pending->take() : nullptr;
-            pending = ref->error.empty() ? start_worker(k + 1) : nullptr;
-            if (k + 1 == group.size()) {  // the problem's last candidate: start the next problem's reference
-              claimed = next_problem++;
-              if (*claimed < order.size() && needs_reference(*claimed))
-                next_reference = std::make_unique<session_start>(o, device, reference_label(by_problem[order[*claimed]].front()->problem));
+            pending.reset();
+            if (k + 1 == group.size()) {  // the batch's last job: claim the next batch, and start its reference
+              claimed = source->next(batch.problem().hash, false);
+              if (!claimed->empty() && claimed->problem().hash != batch.problem().hash && needs_reference(*claimed))
+                next_reference = std::make_unique<session_start>(o, device, reference_label(claimed->problem()));
             }
+            if (ref->error.empty()) pending = start_worker(k + 1);
             e = evaluate_candidate(j->candidate, j->problem, *ref, o, device, std::move(started), wait_for_pending);
           }
           e.env.device = device;
           if (audit_line.valid()) append_audit();
-          std::lock_guard lock(result_mutex);
           util::phase_trace trace("store");
-          store.put(e);
-          int n = ++done;
+          if (!source->store(batch, k, e)) {
+            std::fprintf(stderr, "headroom: %s on %s: its claim lapsed and another process evaluates it; this result "
+                                 "is not stored\n", j->candidate.path.c_str(), j->problem.id.c_str());
+            continue;
+          }
+          const auto [n, total] = source->progress();
+          std::lock_guard lock(result_mutex);
           results.push_back(e);
           if (on_done) on_done(*j, e, n, total);
         }
-        // The problem's reference data is done with: its buffers take the next problem's payloads.
-        if (ref) give_back_buffers(std::move(*ref));
       }
+      if (ref) give_back_buffers(std::move(*ref));
     } catch (...) {
       std::lock_guard lock(result_mutex);
       if (!failure) failure = std::current_exception();
-      next_problem = order.size();
+      source->stop();
     }
   };
   std::vector<std::thread> pool;
   for (const std::string& d : devices)
     for (int lane = 0; lane < o.lanes; ++lane) pool.emplace_back(device_loop, d);
   for (auto& t : pool) t.join();
+  source.reset();  // a shared queue's heartbeat stops
   if (failure) std::rethrow_exception(failure);
+  if (shared) {
+    // Every job is done (by this process or another): the run's results are the store's.
+    std::set<std::pair<std::string, std::string>> wanted;
+    for (const eval_job* j : todo) wanted.insert({j->candidate.hash, j->problem.hash});
+    results.clear();
+    for (evaluation& e : store.evaluations()) {
+      const bool here = platform == "cpu" ? e.env.device == "cpu" : e.env.gpu == platform || platform == "cuda";
+      if (e.checker == checker_version && here && wanted.count({e.candidate_hash, e.problem_hash}))
+        results.push_back(std::move(e));
+    }
+  }
   return results;
 }
 

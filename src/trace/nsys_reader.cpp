@@ -16,9 +16,10 @@
 
 #include "headroom/trace/reader.hpp"
 #include "headroom/util/error.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/store/sqlite.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
 
 // globalPid / globalTid pack (hardware id, vm id, pid, tid): the low 24 bits are the tid, the next

@@ -16,9 +16,10 @@
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 #include "json_scan.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/store/sqlite.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
 
 std::string first_bytes(const std::filesystem::path& path, std::size_t n) {

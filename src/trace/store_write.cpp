@@ -1,6 +1,4 @@
 // write_store: one transaction of prepared inserts into a file beside the target, then a rename.
-// docs/trace-store.md documents every table; the golden test in tests/cpu/trace/store_schema_test.cpp
-// pins this text, so a change here must bump store_schema_version and add a migration.
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <unistd.h>
@@ -9,33 +7,13 @@
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
-#include "sqlite_db.hpp"
+#include "headroom/store/sqlite.hpp"
+#include "store_schema.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
 
-constexpr const char* schema_sql = R"sql(
-CREATE TABLE headroom_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE processes (id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, name TEXT NOT NULL, rank INTEGER NOT NULL, host TEXT NOT NULL);
-CREATE TABLE devices (process INTEGER NOT NULL, device INTEGER NOT NULL, name TEXT NOT NULL, compute_major INTEGER NOT NULL, compute_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL, memory_bytes INTEGER NOT NULL);
-CREATE TABLE kernels (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers_per_thread INTEGER, static_shared_bytes INTEGER, dynamic_shared_bytes INTEGER);
-CREATE TABLE copies (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL, copy_kind TEXT NOT NULL);
-CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL);
-CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
-CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
-CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL);
-CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL);
-)sql";
-
-// Built after the rows are in: one sort per index instead of a b-tree update per row.
-constexpr const char* index_sql = R"sql(
-CREATE INDEX kernels_correlation ON kernels (process, correlation);
-CREATE INDEX copies_correlation ON copies (process, correlation);
-CREATE INDEX memsets_correlation ON memsets (process, correlation);
-CREATE INDEX api_calls_correlation ON api_calls (process, correlation);
-CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);
-)sql";
 
 std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
@@ -84,7 +62,7 @@ void insert_rest(sqlite::database& db, const trace& t) {
   const std::pair<std::string_view, std::string> metas[] = {
       {"schema_version", std::to_string(store_schema_version)},
       {"source_format", std::string(to_string(t.format))},
-      {"created_by", "headroom 0.1.0"},
+      {"created_by", std::string(store::created_by)},
       {"platform", t.platform},
       {"dropped_records", std::to_string(t.dropped_records)},
       {"launch_geometry", !t.geometry.empty() && t.geometry.size() == t.activities.size() ? "1" : "0"},
@@ -211,10 +189,11 @@ void write_store(const trace& t, const std::filesystem::path& path) {
     // The temporary file is thrown away on any failure, so no journal is needed.
     db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
     db.exec("BEGIN");
-    db.exec(schema_sql);
+    db.exec(store::meta_table_sql);
+    db.exec(trace_store_schema().create_sql);
     insert_rest(db, t);
     insert_activities(db, t);
-    db.exec(index_sql);
+    db.exec(trace_store_index_sql);
     db.exec("COMMIT");
   } catch (...) {
     std::filesystem::remove(temp, ec);

@@ -8,7 +8,7 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/results_store.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::cli {
@@ -21,9 +21,10 @@ struct reverify_args {
 
 int run_reverify(reverify_args& a) {
   finish_eval_options(a.common);
-  if (!std::filesystem::exists(a.common.db)) throw input_error(fmt::format("{}: no such results store", a.common.db));
-  eval::results_store store(a.common.db);
-  eval::evaluation_filter f;
+  if (store::location::parse(a.common.db).kind == store::backend::sqlite && !std::filesystem::exists(a.common.db))
+    throw input_error(fmt::format("{}: no such results store", a.common.db));
+  store::results_store store(a.common.db);
+  store::evaluation_filter f;
   if (!a.source.empty()) f.source = a.source;
   if (!a.problem.empty()) f.problem = a.problem;
   auto before = store.evaluations(f);
@@ -85,7 +86,7 @@ const command_registration registration{command{
           "Takes the candidate and problem texts kept in the results store (not the files, which may have moved),\n"
           "evaluates them again, stores the new rows beside the old ones (rows are kept per checker version) and\n"
           "prints each evaluation whose verdict differs from its latest stored one.");
-      sub->add_option("--db", a->common.db, "Results store (default results.sqlite)");
+      sub->add_option("--db", a->common.db, "Results store: a SQLite file (default results.sqlite) or a postgresql:// URL");
       sub->add_option("--source", a->source, "Only this source's candidates");
       sub->add_option("--problem", a->problem, "Only this problem id (level1/19_ReLU)");
       add_eval_options(sub, a->common, true);

@@ -30,6 +30,12 @@ std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems,
 // own consistency check, which must come out correct with speedup 1.00.
 std::vector<eval_job> reference_jobs(const std::vector<problem_spec>& problems, const std::filesystem::path& cache);
 
+// Share `index` of `count` (--shard i/N): the jobs sorted by problem and candidate hash and cut into
+// `count` runs of consecutive jobs, the same in every process given the same jobs; a problem's
+// jobs stay together where they can, so few shares prepare one problem's reference. Throws
+// input_error unless 0 <= index < count.
+std::vector<eval_job> shard_jobs(const std::vector<eval_job>& jobs, int index, int count);
+
 struct suite_case {
   std::string name;
   std::string exploit;

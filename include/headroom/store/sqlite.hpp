@@ -1,6 +1,8 @@
 #pragma once
-// A small RAII layer over sqlite3 for the nsys reader and the trace store. Every failure becomes an
-// input_error naming the file, because everything we open is a file the user gave us.
+// A small RAII layer over sqlite3: the SQLite side of the stores' connection (connection.hpp), and
+// what the trace store and the Nsight Systems reader use directly for their bulk reads and writes.
+// Every failure becomes an input_error naming the file, because everything we open is a file the
+// user gave us.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -12,7 +14,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace headroom::trace::sqlite {
+namespace headroom::store::sqlite {
 
 enum class open_mode { read_only, create };
 
@@ -74,6 +76,7 @@ class statement {
     }
   }
   int parameter_count() const;
+  sqlite3_stmt* handle() const { return stmt_; }
 
   bool is_null(int column) const;
   bool is_text(int column) const;
@@ -86,4 +89,4 @@ class statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-}  // namespace headroom::trace::sqlite
+}  // namespace headroom::store::sqlite
