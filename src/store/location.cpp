@@ -11,15 +11,20 @@ location location::parse(std::string_view where) {
 
 std::string location::display() const {
   if (kind != backend::postgresql) return text;
-  // scheme://user:password@host...: the password is what lies between the first ':' after the
-  // scheme and the last '@' before the path.
-  const std::size_t start = text.find("://") + 3;
-  const std::size_t path = text.find('/', start);
-  const std::size_t at = text.rfind('@', path);
-  if (at == std::string::npos || at < start) return text;
-  const std::size_t colon = text.find(':', start);
-  if (colon == std::string::npos || colon > at) return text;
-  return text.substr(0, colon + 1) + "***" + text.substr(at);
+  std::string out = text;
+  // scheme://user:password@host...: the password lies between the first ':' after the scheme and
+  // the last '@' before the path.
+  const std::size_t start = out.find("://") + 3;
+  const std::size_t at = out.rfind('@', out.find('/', start));
+  const std::size_t colon = out.find(':', start);
+  if (at != std::string::npos && at >= start && colon < at) out = out.substr(0, colon + 1) + "***" + out.substr(at);
+  // ...or in a password=... query parameter.
+  for (std::size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+    if (p > 0 && out[p - 1] != '?' && out[p - 1] != '&') continue;
+    const std::size_t end = out.find('&', p);
+    out.replace(p + 9, (end == std::string::npos ? out.size() : end) - p - 9, "***");
+  }
+  return out;
 }
 
 }  // namespace headroom::store

@@ -1,8 +1,4 @@
-# The evaluation results store, `headroom stats` figures and renderings (owner: eval results).
-headroom_cpu_test(eval_results_store_test ${CMAKE_CURRENT_LIST_DIR}/eval/results_store_test.cpp)
-target_link_libraries(eval_results_store_test PRIVATE headroom_eval SQLite::SQLite3)
-target_include_directories(eval_results_store_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
-
+# `headroom stats` figures and their renderings (owner: eval results).
 headroom_cpu_test(eval_stats_test ${CMAKE_CURRENT_LIST_DIR}/eval/stats_test.cpp)
 target_link_libraries(eval_stats_test PRIVATE headroom_eval)
 
