@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/kernelbench_results.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
@@ -69,7 +70,9 @@ int run_reverify(reverify_args& a) {
     if (!changed) fmt::print("{:<36} {:<30} {:<15} {:<15} {}\n", "problem", "candidate", "was", "now", "reason");
     ++changed;
     fmt::print("{:<36} {:<30} {:<15} {:<15} {}\n", e.problem, std::filesystem::path(it->second->candidate_path).filename().string(),
-               fmt::format("{} (v{})", eval::verdict_name(it->second->result), it->second->checker),
+               fmt::format("{} ({})", eval::verdict_name(it->second->result),
+                           it->second->checker == eval::imported_checker ? std::string("imported")
+                                                                          : fmt::format("v{}", it->second->checker)),
                eval::verdict_name(e.result), e.reasons.empty() ? "" : e.reasons.front().code);
   }
   fmt::print("{} evaluation(s) reverified under checker v{}; {} verdict(s) changed\n", after.size(),
