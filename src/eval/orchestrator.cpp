@@ -189,14 +189,17 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& given_jobs,
   }
   if (todo.empty()) return results;
   {
-    store::transaction t(store.db());
-    std::set<std::string> problems, candidates;
+    // One transaction, rows in hash order: processes storing the same texts together wait for each
+    // other instead of deadlocking.
+    std::map<std::string, const problem_spec*> problems;
+    std::map<std::string, const candidate_spec*> candidates;
     for (const eval_job* j : todo) {
-      if (problems.insert(j->problem.hash).second)
-        store.put_problem({j->problem.id, j->problem.hash, j->problem.path.string(), j->problem.text});
-      if (candidates.insert(j->candidate.hash).second)
-        store.put_candidate({j->candidate.hash, j->candidate.source, j->candidate.path.string(), j->candidate.text});
+      problems.emplace(j->problem.hash, &j->problem);
+      candidates.emplace(j->candidate.hash, &j->candidate);
     }
+    store::transaction t(store.db());
+    for (const auto& [hash, p] : problems) store.put_problem({p->id, hash, p->path.string(), p->text});
+    for (const auto& [hash, c] : candidates) store.put_candidate({hash, c->source, c->path.string(), c->text});
     t.commit();
   }
   std::unique_ptr<job_source> source;

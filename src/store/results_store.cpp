@@ -339,35 +339,43 @@ stored_problem problem_of(const row& r) {
 
 }  // namespace
 
-std::optional<stored_candidate> results_store::candidate(const std::string& hash) {
-  std::optional<stored_candidate> out;
-  if (empty_) return out;
-  db_->run("SELECT hash, source, path, text FROM candidates WHERE hash = $1", {hash},
-           [&](const row& r) { out = candidate_of(r); });
+namespace {
+
+// Rows of `sql` read by `of`, optionally sorted by hash (the same order on both back ends).
+template <class T>
+std::vector<T> select(connection& db, std::string_view sql, std::initializer_list<value> params, T (*of)(const row&)) {
+  std::vector<T> out;
+  db.run(sql, params, [&](const row& r) { out.push_back(of(r)); });
+  std::sort(out.begin(), out.end(), [](const T& a, const T& b) { return a.hash < b.hash; });
   return out;
+}
+
+template <class T>
+std::optional<T> first(std::vector<T> rows) {
+  return rows.empty() ? std::nullopt : std::optional<T>(std::move(rows.front()));
+}
+
+constexpr std::string_view candidates_sql = "SELECT hash, source, path, text FROM candidates";
+constexpr std::string_view problems_sql = "SELECT id, hash, path, text FROM problems";
+
+}  // namespace
+
+std::optional<stored_candidate> results_store::candidate(const std::string& hash) {
+  if (empty_) return std::nullopt;
+  return first(select(*db_, fmt::format("{} WHERE hash = $1", candidates_sql), {hash}, candidate_of));
 }
 
 std::optional<stored_problem> results_store::problem_by_hash(const std::string& hash) {
-  std::optional<stored_problem> out;
-  if (empty_) return out;
-  db_->run("SELECT id, hash, path, text FROM problems WHERE hash = $1", {hash}, [&](const row& r) { out = problem_of(r); });
-  return out;
+  if (empty_) return std::nullopt;
+  return first(select(*db_, fmt::format("{} WHERE hash = $1", problems_sql), {hash}, problem_of));
 }
 
 std::vector<stored_candidate> results_store::candidates() {
-  std::vector<stored_candidate> out;
-  if (empty_) return out;
-  db_->run("SELECT hash, source, path, text FROM candidates", {}, [&](const row& r) { out.push_back(candidate_of(r)); });
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.hash < b.hash; });
-  return out;
+  return empty_ ? std::vector<stored_candidate>{} : select(*db_, candidates_sql, {}, candidate_of);
 }
 
 std::vector<stored_problem> results_store::problems() {
-  std::vector<stored_problem> out;
-  if (empty_) return out;
-  db_->run("SELECT id, hash, path, text FROM problems", {}, [&](const row& r) { out.push_back(problem_of(r)); });
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.hash < b.hash; });
-  return out;
+  return empty_ ? std::vector<stored_problem>{} : select(*db_, problems_sql, {}, problem_of);
 }
 
 bool results_store::has(const std::string& candidate_hash, const std::string& problem_hash, int checker,

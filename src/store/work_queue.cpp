@@ -2,8 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <tuple>
 
 namespace headroom::store {
 namespace {
@@ -29,8 +31,15 @@ void work_queue::enqueue(const std::vector<job_key>& jobs) {
   connection& db = store_.db();
   db.exec("CREATE TEMP TABLE IF NOT EXISTS my_jobs (candidate_hash TEXT NOT NULL, problem_hash TEXT NOT NULL, "
           "PRIMARY KEY (candidate_hash, problem_hash))");
+  // In key order: processes queueing the same jobs together wait for each other instead of deadlocking.
+  std::vector<const job_key*> sorted;
+  for (const job_key& j : jobs) sorted.push_back(&j);
+  std::sort(sorted.begin(), sorted.end(), [](const job_key* a, const job_key* b) {
+    return std::tie(a->candidate_hash, a->problem_hash) < std::tie(b->candidate_hash, b->problem_hash);
+  });
   transaction t(db);
-  for (const job_key& j : jobs) {
+  for (const job_key* k : sorted) {
+    const job_key& j = *k;
     // (WHERE true: SQLite reads an ON CONFLICT after INSERT ... SELECT only behind a WHERE.)
     db.run("INSERT INTO jobs (candidate_hash, problem_hash, checker, platform, state, claimed_by, claim, lease_until, attempts) "
            "SELECT $1, $2, CAST($3 AS INTEGER), $4, CASE WHEN EXISTS (SELECT 1 FROM evaluations e WHERE "

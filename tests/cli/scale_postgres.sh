@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Eight `headroom eval` processes share one PostgreSQL store over 1,000 jobs (tests/cli/lib/
+# Eight `headroom eval` processes (four with two lanes) share one PostgreSQL store over 1,000 jobs (tests/cli/lib/
 # scale_jobs.py: six real evaluations of tiny CPU problems, the rest cheap), and two of them are
 # killed with SIGKILL midway: the others take over the dead ones' claims once their lease lapses,
 # every job is stored exactly once, none is lost, each problem's reference is prepared a few times
@@ -34,8 +34,10 @@ common=(--device cpu --python "$python" --cache "$work/cache" --no-timing --tria
 processes=8
 start=$(date +%s.%N)
 for i in $(seq 0 $((processes - 1))); do
+  # Half of them with two lanes (on the CPU only without timing): lanes of one process claim too.
+  lanes=$((1 + i % 2))
   HEADROOM_EVAL_TRACE=1 "$headroom" eval "$work/jobs/problems" --candidates "$work/jobs/candidates" "${common[@]}" --lease 4 \
-    --db "$url" >"$work/out.$i" 2>"$work/err.$i" &
+    --lanes $lanes --db "$url" >"$work/out.$i" 2>"$work/err.$i" &
   pids+=($!)
 done
 # Midway (a third of the jobs stored), two of them die without a word.
@@ -74,7 +76,7 @@ for i in 0 7; do
 done
 # A problem's reference is prepared once per process that works on it, never per candidate.
 preparations=$(cat "$work"/err.* | grep -c "prepare_reference took")
-(( preparations <= processes * 9 )) || fail "$preparations reference preparations for 9 problems and $processes processes"
+(( preparations <= processes * 3 / 2 * 9 )) || fail "$preparations reference preparations for 9 problems and $((processes * 3 / 2)) lanes"
 # No worker of a killed process outlived it.
 sleep 1
 pgrep -f "headroom-worker.*$work" >/dev/null && fail "a worker outlived its run"
