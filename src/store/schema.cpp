@@ -26,7 +26,8 @@ std::string meta(connection& db, std::string_view key, bool& found) {
 int stored_version(connection& db, const versioned_schema& schema) {
   if (!db.has_table("headroom_meta")) {
     if (db.table_count() == 0) return 0;
-    refuse(db, fmt::format("not a headroom {} (no headroom_meta table)", schema.noun));
+    // Another process may have created the schema (in one transaction) between the two looks.
+    if (!db.has_table("headroom_meta")) refuse(db, fmt::format("not a headroom {} (no headroom_meta table)", schema.noun));
   }
   bool has_kind = false, has_version = false;
   const std::string kind = meta(db, "kind", has_kind);

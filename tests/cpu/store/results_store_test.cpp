@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "eval/results_rows.hpp"
 #include "headroom/store/results_store.hpp"
@@ -508,6 +510,31 @@ TEST(ResultsStore, SchemaMatchesGolden) {
   std::stringstream want;
   want << in.rdbuf();
   EXPECT_EQ(text, want.str());
+}
+
+// Processes started together on a store nobody created yet: one creates the schema, the others
+// wait for it and use it (none sees half a schema and takes it for a foreign database).
+TEST_P(ResultsStoreOn, ProcessesOpeningANewStoreTogetherAgreeOnItsSchema) {
+  scratch_store s(GetParam(), "results-together");
+  if (GetParam() == store::backend::sqlite) std::filesystem::create_directories(s.dir().path());
+  for (int round = 0; round < 3; ++round) {
+    if (round > 0) exec(s.location(), "DROP TABLE jobs; DROP TABLE evaluations; DROP TABLE candidates; DROP TABLE problems; "
+                                      "DROP TABLE headroom_meta");
+    std::atomic<int> failed{0};
+    std::vector<std::thread> openers;
+    for (int i = 0; i < 8; ++i)
+      openers.emplace_back([&] {
+        try {
+          results_store store(s.location());
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << e.what();
+          ++failed;
+        }
+      });
+    for (auto& t : openers) t.join();
+    EXPECT_EQ(failed, 0);
+    EXPECT_EQ(meta(s.location(), "schema_version"), std::to_string(store::results_schema_version));
+  }
 }
 
 // The same tables and columns, in the same order, on PostgreSQL as in the SQLite golden schema: one
