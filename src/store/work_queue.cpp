@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 #include <tuple>
 
 namespace headroom::store {
@@ -54,27 +55,38 @@ void work_queue::enqueue(const std::vector<job_key>& jobs) {
 
 std::vector<claimed_job> work_queue::claim(std::string_view held_problem, int batch) {
   connection& db = store_.db();
-  std::vector<claimed_job> out;
   transaction t(db);
-  // The first job says the problem: the held one, then one that no live claim holds, starting at
-  // this process's own place in hash order (processes starting together spread over problems).
-  db.run(fmt::format("SELECT j.candidate_hash, j.problem_hash FROM {} WHERE j.checker = $1 AND j.platform = $2 AND {} "
-                     "ORDER BY CASE WHEN j.problem_hash = $3 THEN 0 WHEN EXISTS (SELECT 1 FROM jobs o WHERE "
-                     "o.platform = j.platform AND o.checker = j.checker AND o.problem_hash = j.problem_hash AND "
-                     "o.state = 'claimed' AND o.lease_until >= {}) THEN 2 ELSE 1 END, "
-                     "CASE WHEN j.problem_hash >= $4 THEN 0 ELSE 1 END, j.problem_hash, j.candidate_hash LIMIT 1 {}",
-                     mine_sql, claimable(db), db.now_seconds(), db.skip_locked("j")),
-         {std::int64_t{checker_}, platform_, held_problem, start_},
-         [&](const row& r) { out.push_back({std::string(r.text(0)), std::string(r.text(1)), 0}); });
-  if (out.empty()) return out;
-  const std::string problem = out.front().problem_hash;
-  if (batch > 1) {
+  // Up to `batch` claimable jobs of `problem`, past the rows other transactions hold.
+  auto take = [&](const std::string& problem) {
+    std::vector<claimed_job> got;
     db.run(fmt::format("SELECT j.candidate_hash FROM {} WHERE j.checker = $1 AND j.platform = $2 AND j.problem_hash = $3 "
-                       "AND j.candidate_hash <> $4 AND {} ORDER BY j.candidate_hash LIMIT $5 {}",
+                       "AND {} ORDER BY j.candidate_hash LIMIT $4 {}",
                        mine_sql, claimable(db), db.skip_locked("j")),
-           {std::int64_t{checker_}, platform_, problem, out.front().candidate_hash, std::int64_t{batch - 1}},
-           [&](const row& r) { out.push_back({std::string(r.text(0)), problem, 0}); });
+           {std::int64_t{checker_}, platform_, problem, std::int64_t{batch}},
+           [&](const row& r) { got.push_back({std::string(r.text(0)), problem, 0}); });
+    return got;
+  };
+  std::vector<claimed_job> out;
+  if (!held_problem.empty()) out = take(std::string(held_problem));
+  if (out.empty()) {
+    // Another problem: one that no live claim holds, from this process's own place in hash order
+    // (processes starting together spread over problems), else one that others work on too.
+    std::vector<std::string> open;
+    std::set<std::string> held;
+    db.run(fmt::format("SELECT DISTINCT j.problem_hash FROM {} WHERE j.checker = $1 AND j.platform = $2 AND {}", mine_sql,
+                       claimable(db)),
+           {std::int64_t{checker_}, platform_}, [&](const row& r) { open.emplace_back(r.text(0)); });
+    db.run(fmt::format("SELECT DISTINCT problem_hash FROM jobs WHERE checker = $1 AND platform = $2 AND state = 'claimed' "
+                       "AND lease_until >= {}",
+                       db.now_seconds()),
+           {std::int64_t{checker_}, platform_}, [&](const row& r) { held.emplace(r.text(0)); });
+    std::sort(open.begin(), open.end());
+    std::rotate(open.begin(), std::lower_bound(open.begin(), open.end(), start_), open.end());
+    std::stable_partition(open.begin(), open.end(), [&](const std::string& p) { return !held.count(p); });
+    for (const std::string& p : open)
+      if (!(out = take(p)).empty()) break;
   }
+  if (out.empty()) return out;
   const std::string update = fmt::format(
       "UPDATE jobs SET state = 'claimed', claimed_by = $5, claim = claim + 1, lease_until = {} + CAST($6 AS DOUBLE PRECISION), "
       "attempts = attempts + 1 WHERE candidate_hash = $1 AND problem_hash = $2 AND checker = $3 AND platform = $4 "
