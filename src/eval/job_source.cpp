@@ -119,13 +119,22 @@ job_batch shared_jobs::next(const std::string& held_problem, bool wait) {
 
 bool shared_jobs::store(const job_batch& batch, std::size_t k, const evaluation& e) {
   std::lock_guard lock(mutex_);
-  return queue_.finish(batch.claims.at(k), e);
+  const bool stored = queue_.finish(batch.claims.at(k), e);
+  stored_since_ += stored ? 1 : 0;
+  return stored;
 }
 
+// Counting the queue reads every job of the run: once a second is enough for a progress line.
 std::pair<int, int> shared_jobs::progress() {
   std::lock_guard lock(mutex_);
-  const auto p = queue_.progress();
-  return {static_cast<int>(p.total - p.unfinished), static_cast<int>(p.total)};
+  const auto now = std::chrono::steady_clock::now();
+  if (now - counted_at_ >= std::chrono::seconds(1)) {
+    const auto p = queue_.progress();
+    counted_ = {static_cast<int>(p.total - p.unfinished), static_cast<int>(p.total)};
+    stored_since_ = 0;
+    counted_at_ = now;
+  }
+  return {std::min(counted_.first + stored_since_, counted_.second), counted_.second};
 }
 
 }  // namespace headroom::eval

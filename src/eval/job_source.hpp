@@ -4,6 +4,7 @@
 // store's work queue (headroom/store/work_queue.hpp) together with any number of other processes,
 // on any number of hosts; a heartbeat keeps this process's claims alive. Internal to src/eval.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -79,6 +80,10 @@ class shared_jobs final : public job_source {
   store::work_queue queue_;
   std::map<std::pair<std::string, std::string>, const eval_job*> by_key_;
   std::mutex mutex_;  // the store's connection
+  // progress(): the queue's count, asked at most once a second, plus what this process stored since.
+  std::pair<int, int> counted_{0, 0};
+  int stored_since_ = 0;
+  std::chrono::steady_clock::time_point counted_at_{};
   std::atomic<bool> stopping_{false};
   std::mutex beat_mutex_;
   std::condition_variable beat_;

@@ -98,8 +98,15 @@ std::int64_t postgres_connection::run(std::string_view sql, std::span<const valu
         },
         params[i]);
   }
-  result_ptr r(PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(params.size()), nullptr, pointers.data(),
-                            nullptr, nullptr, 0));
+  auto [it, added] = prepared_.try_emplace(std::string(sql), fmt::format("s{}", prepared_.size()));
+  if (added) {
+    result_ptr p(PQprepare(conn_, it->second.c_str(), it->first.c_str(), static_cast<int>(params.size()), nullptr));
+    if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) {
+      prepared_.erase(it);
+      fail(fmt::format("\"{}\"", sql.substr(0, 200)));
+    }
+  }
+  result_ptr r(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(params.size()), pointers.data(), nullptr, nullptr, 0));
   const auto status = PQresultStatus(r.get());
   if (status == PGRES_TUPLES_OK) {
     const int n = PQntuples(r.get());

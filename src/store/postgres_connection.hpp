@@ -1,6 +1,9 @@
 #pragma once
 // The PostgreSQL side of connection, through libpq (Debian's libpq-dev): parameters sent as text,
 // results read as text. Internal to src/store.
+#include <string>
+#include <unordered_map>
+
 #include "headroom/store/connection.hpp"
 
 struct pg_conn;
@@ -22,6 +25,7 @@ class postgres_connection final : public connection {
   void commit() override;
   void rollback() noexcept override;
   void lock_schema() override;
+  void lazy_commit() override { exec("SET LOCAL synchronous_commit = off"); }
   void detach() override;
   std::string ddl(std::string_view sqlite_ddl) const override;
   std::string_view now_seconds() const override { return "extract(epoch from clock_timestamp())::double precision"; }
@@ -31,6 +35,9 @@ class postgres_connection final : public connection {
   [[noreturn]] void fail(std::string_view what) const;
   pg_conn* conn_ = nullptr;
   bool detached_ = false;  // inside the transaction detach() began: nested ones are savepoints
+  // Statements prepared on this connection, by their text: the server parses and plans each once
+  // (a job's claim and result are a dozen statements, the result one of 58 parameters).
+  std::unordered_map<std::string, std::string> prepared_;
 };
 
 }  // namespace headroom::store

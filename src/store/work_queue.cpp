@@ -56,12 +56,17 @@ void work_queue::enqueue(const std::vector<job_key>& jobs) {
 std::vector<claimed_job> work_queue::claim(std::string_view held_problem, int batch) {
   connection& db = store_.db();
   transaction t(db);
+  // A claim lost in a crash of the server is harmless: the job is claimed again, and a result made
+  // under the lost claim is refused (finish). Only results wait for the disk.
+  db.lazy_commit();
   // Up to `batch` claimable jobs of `problem`, past the rows other transactions hold.
   auto take = [&](const std::string& problem) {
     std::vector<claimed_job> got;
-    db.run(fmt::format("SELECT j.candidate_hash FROM {} WHERE j.checker = $1 AND j.platform = $2 AND j.problem_hash = $3 "
-                       "AND {} ORDER BY j.candidate_hash LIMIT $4 {}",
-                       mine_sql, claimable(db), db.skip_locked("j")),
+    // (No ORDER BY: the first claimable rows the index gives, not a sort of the problem's jobs.)
+    db.run(fmt::format("SELECT j.candidate_hash FROM jobs j WHERE j.checker = $1 AND j.platform = $2 AND j.problem_hash = $3 "
+                       "AND {} AND EXISTS (SELECT 1 FROM my_jobs m WHERE m.candidate_hash = j.candidate_hash AND "
+                       "m.problem_hash = j.problem_hash) LIMIT $4 {}",
+                       claimable(db), db.skip_locked("j")),
            {std::int64_t{checker_}, platform_, problem, std::int64_t{batch}},
            [&](const row& r) { got.push_back({std::string(r.text(0)), problem, 0}); });
     return got;

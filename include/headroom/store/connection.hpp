@@ -74,6 +74,11 @@ class connection {
   // Inside a transaction: waits until no other connection is creating or migrating a schema
   // (PostgreSQL: a transaction-scoped advisory lock; SQLite: begin() holds the file's lock already).
   virtual void lock_schema() = 0;
+  // Inside a transaction: its commit need not wait until it is on disk, and a crash of the server
+  // may lose it (PostgreSQL: synchronous_commit off for it; SQLite: no change). Only for writes
+  // whose loss does no harm, such as a claim (the result it leads to is stored durably, and only
+  // under the claim it was made under).
+  virtual void lazy_commit() {}
   // From here on nothing this connection does reaches the store (SQLite: it continues on a copy in
   // memory; PostgreSQL: inside a transaction that is rolled back when the connection closes). A
   // reader migrates an older schema this way without changing the store.
