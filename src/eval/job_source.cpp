@@ -39,9 +39,11 @@ bool local_jobs::store(const job_batch&, std::size_t, const evaluation& e) {
 
 namespace {
 
-// One claim at a time: with the lane's claim of the next job while one runs (whose worker then
-// starts early), a lane holds at most two jobs that others cannot take.
-constexpr int claim_batch = 1;
+// A claim takes about this much work: one job of a GPU evaluation (seconds to minutes), many of
+// cheap ones, whose claims would otherwise cost more than their evaluations. With the lane's claim
+// of the next batch while the last job of one runs, a lane holds at most two batches.
+constexpr double claim_seconds = 2.0;
+constexpr int max_claim_batch = 16;
 
 std::string worker_name() {
   char host[256] = {};
@@ -96,7 +98,8 @@ job_batch shared_jobs::next(const std::string& held_problem, bool wait) {
     store::queue_progress left;
     {
       std::lock_guard lock(mutex_);
-      auto claims = queue_.claim(held_problem, claim_batch);
+      const int batch = std::clamp(static_cast<int>(claim_seconds / std::max(job_seconds_, 1e-3)), 1, max_claim_batch);
+      auto claims = queue_.claim(held_problem, batch);
       if (!claims.empty()) {
         job_batch b;
         for (auto& c : claims) {
@@ -121,6 +124,9 @@ bool shared_jobs::store(const job_batch& batch, std::size_t k, const evaluation&
   std::lock_guard lock(mutex_);
   const bool stored = queue_.finish(batch.claims.at(k), e);
   stored_since_ += stored ? 1 : 0;
+  // The recent jobs' mean time (a moving average): what the next claim's size follows.
+  if (std::isfinite(e.duration_s) && e.duration_s >= 0)
+    job_seconds_ = job_seconds_ == claim_seconds_unknown ? e.duration_s : job_seconds_ + 0.2 * (e.duration_s - job_seconds_);
   return stored;
 }
 

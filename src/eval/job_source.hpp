@@ -63,6 +63,9 @@ class local_jobs final : public job_source {
 };
 
 class shared_jobs final : public job_source {
+  // Until a job has been timed, each claim takes one.
+  static constexpr double claim_seconds_unknown = 1e9;
+
  public:
   // Queues `jobs` (work_queue::enqueue) on `platform` and starts the heartbeat.
   shared_jobs(const std::vector<const eval_job*>& jobs, store::results_store& store, const std::string& platform,
@@ -83,6 +86,7 @@ class shared_jobs final : public job_source {
   // progress(): the queue's count, asked at most once a second, plus what this process stored since.
   std::pair<int, int> counted_{0, 0};
   int stored_since_ = 0;
+  double job_seconds_ = claim_seconds_unknown;  // the recent jobs' mean evaluation time
   std::chrono::steady_clock::time_point counted_at_{};
   std::atomic<bool> stopping_{false};
   std::mutex beat_mutex_;
