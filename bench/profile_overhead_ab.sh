@@ -34,9 +34,13 @@ workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
 # Script, block length and timed steps: blocks of about 0.1-0.8 s, 8-20 blocks a run.
 declare -A script=([gpt_train]="workloads/gpt.py --mode train" [gpt_infer]="workloads/gpt.py --mode infer"
                    [dlrm_train]="workloads/dlrm.py --mode train" [dlrm_infer]="workloads/dlrm.py --mode infer"
-                   [resnet50_train]="workloads/resnet50.py --mode train")
-declare -A block=([gpt_train]=5 [gpt_infer]=10 [dlrm_train]=20 [dlrm_infer]=50 [resnet50_train]=10)
-declare -A steps=([gpt_train]=40 [gpt_infer]=80 [dlrm_train]=400 [dlrm_infer]=1000 [resnet50_train]=120)
+                   [resnet50_train]="workloads/resnet50.py --mode train" [llama_decode]="workloads/llama.py --mode infer"
+                   [bert_infer]="workloads/bert.py --mode infer" [dlrmv2_train]="workloads/dlrmv2.py --mode train"
+                   [hstu_train]="workloads/hstu.py --mode train" [vit_infer]="workloads/vit.py --mode infer")
+declare -A block=([gpt_train]=5 [gpt_infer]=10 [dlrm_train]=20 [dlrm_infer]=50 [resnet50_train]=10 [llama_decode]=20
+                  [bert_infer]=5 [dlrmv2_train]=20 [hstu_train]=5 [vit_infer]=10)
+declare -A steps=([gpt_train]=40 [gpt_infer]=80 [dlrm_train]=400 [dlrm_infer]=1000 [resnet50_train]=120 [llama_decode]=320
+                  [bert_infer]=60 [dlrmv2_train]=320 [hstu_train]=60 [vit_infer]=120)
 
 if [[ -z ${TABLE_ONLY:-} ]]; then
   [[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }

@@ -1,11 +1,27 @@
 """Shared harness for the reference workloads: run N steps, time each, optionally under a profiler.
 
 Every workload module defines build(args) -> (step_fn, description) where step_fn() runs one step
-(forward, backward and optimizer for training; forward for inference). The harness times each step
-on the host after a device synchronisation, so a step's time is its wall clock as the user sees it.
+(forward, backward and optimizer for training; forward for inference), and calls
+run(build, add_args, PRESETS, modes). The harness times each step on the host after a device
+synchronisation, so a step's time is its wall clock as the user sees it.
 
-Every timed step N runs inside an NVTX range "ProfilerStep#N" (when CUDA is available), the name
-torch.profiler gives step N, so `headroom profile`'s trace carries the same step markers.
+Sizes (--preset): every workload has an "h200" preset (one NVIDIA H200: the sizes the study
+measures, each run well under a minute with torch.compile's warm-up) and a "tiny" one (seconds on a
+CPU with Debian's PyTorch, for CI). The default is h200 where CUDA is available and tiny elsewhere;
+a size given on the command line overrides the preset's. --device picks cuda or cpu (default: cuda
+when available).
+
+torch.compile (--compile): each workload compiles its regions (--compile-scope regions, the
+default): a transformer's repeated blocks one by one (PyTorch's regional compilation, which compiles
+one block and reuses it for the others, so warm-up stays short), a recommender's dense part (the
+embedding tables stay eager, as TorchRec keeps them in FBGEMM). --compile-scope model compiles the
+whole model instead.
+
+Every timed step N runs inside an NVTX range "ProfilerStep#N" (when running on CUDA), the name
+torch.profiler gives step N, so `headroom profile`'s trace carries the same step markers; warm-up
+steps stay unmarked. The summary lists each range the harness opened ("step_markers", with host
+times from the start of the first timed step), and says whether it went to NVTX
+("step_marker_api": "nvtx") or had nowhere to go ("none": no CUDA).
 
 Profilers (--profile):
   none    plain run
@@ -33,6 +49,7 @@ until step() returned, before the synchronisation: near the step time, launches 
 "cpus_allowed".
 """
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -41,13 +58,30 @@ import time
 
 import torch
 
+_parser = None
+_device = "cpu"
 
-def parse_args(add_workload_args):
+
+def fail(message):
+    """A usage error: the message on stderr and exit status 2, as argparse does."""
+    _parser.error(message)
+
+
+def parse_args(add_workload_args, presets, modes):
+    global _parser
     p = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--mode", choices=["train", "infer"], default="train")
-    p.add_argument("--steps", type=int, default=20, help="timed steps after warm-up")
-    p.add_argument("--warmup", type=int, default=5, help="untimed steps first (compilation, autotuning, caches)")
+    _parser = p
+    p.add_argument("--mode", choices=list(modes), default=modes[0])
+    p.add_argument("--preset", choices=sorted(presets), default=None,
+                   help="sizes: h200 (one H200; the default with CUDA) or tiny (seconds on a CPU; the default without)")
+    p.add_argument("--device", choices=["cuda", "cpu"], default=None, help="default: cuda when available")
+    p.add_argument("--compile", action="store_true", help="torch.compile (Inductor, Triton kernels); see --compile-scope")
+    p.add_argument("--compile-scope", choices=["regions", "model"], default="regions",
+                   help="regions: the workload's repeated blocks or dense part, one by one; model: the whole model")
+    p.add_argument("--steps", type=int, default=None, help="timed steps after warm-up (default: the preset's)")
+    p.add_argument("--warmup", type=int, default=None,
+                   help="untimed steps first (compilation, autotuning, caches; default: the preset's)")
     p.add_argument("--profile", choices=["none", "torch", "torch-cpu", "torch-all"], default="none")
     p.add_argument("--active", type=int, default=5, help="steps recorded by torch.profiler")
     p.add_argument("--trace", default="trace.json.gz", help="where torch.profiler's trace goes")
@@ -58,47 +92,149 @@ def parse_args(add_workload_args):
     p.add_argument("--ab-profiler", choices=["headroom", "torch", "none"], default="headroom",
                    help="none: the same blocks with nothing recorded (the control for the A/B's noise)")
     add_workload_args(p)
-    return p.parse_args()
+    args = p.parse_args()
+    if args.device is None:
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
+    elif args.device == "cuda" and not torch.cuda.is_available():
+        fail(f"--device cuda: this PyTorch ({torch.__version__}) sees no CUDA device")
+    if args.preset is None:
+        args.preset = "h200" if args.device == "cuda" else "tiny"
+    # A preset's value may depend on the mode: {"train": 60, "infer": 200}.
+    for key, value in {"steps": 20, "warmup": 5, **presets[args.preset]}.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value[args.mode] if isinstance(value, dict) else value)
+    if args.steps < 1 or args.warmup < 0:
+        fail("--steps must be at least 1 and --warmup at least 0")
+    if args.compile and not hasattr(torch, "compile"):
+        fail(f"--compile needs torch.compile (PyTorch 2.0 or later); this is PyTorch {torch.__version__}")
+    if args.profile in ("torch", "torch-all") and args.device != "cuda":
+        fail(f"--profile {args.profile} records CUDA activity only; on the CPU use --profile torch-cpu")
+    if args.profile == "torch" and args.steps < args.active + 2:
+        fail(f"--profile torch records {args.active} steps after 2 more: give --steps {args.active + 2} or more")
+    return args
+
+
+def synchronize():
+    if _device == "cuda":
+        torch.cuda.synchronize()
+
+
+def autocast(args):
+    """bf16 autocast on the GPU; on the CPU preset fp32 (Debian's CPU PyTorch, where bf16 is slow
+    and not what is measured)."""
+    if args.device == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def low_precision(args):
+    """The dtype of inference weights: bf16 on the GPU, fp32 on the CPU preset."""
+    return torch.bfloat16 if args.device == "cuda" else torch.float32
+
+
+def compile_regions(args, model, regions=None):
+    """With --compile: torch.compile every module of `regions` in place (a list of (container,
+    index-or-name) pairs; None: the whole model is the region), or the whole model with
+    --compile-scope model. Returns the model to call."""
+    if not args.compile:
+        return model
+    if regions is None or args.compile_scope == "model":
+        return torch.compile(model)
+    # Blocks of one class share compiled code only when module attributes are graph inputs rather
+    # than constants guarded by identity (the default since PyTorch 2.5; set for older 2.x).
+    config = getattr(torch, "_dynamo").config
+    if hasattr(config, "inline_inbuilt_nn_modules"):
+        config.inline_inbuilt_nn_modules = True
+    for container, key in regions:
+        if isinstance(key, int):
+            container[key] = torch.compile(container[key])
+        else:
+            setattr(container, key, torch.compile(getattr(container, key)))
+    return model
+
+
+def backward_and_step(loss, *optimizers):
+    """The end of a training step: backward, every optimizer's step, then the gradients freed."""
+    loss.backward()
+    for opt in optimizers:
+        opt.step()
+    for opt in optimizers:
+        opt.zero_grad(set_to_none=True)
 
 
 # Each timed step's host time: from its start until step() returned, before the synchronisation.
 # Close to the step's wall clock, the step is host-bound (launches pace it, and a recorder's cost per
 # launch lands on the wall clock); far below it, the device paces it.
 _host_seconds = []
+# The ProfilerStep#N ranges opened: name, start and end in host seconds from the first timed step.
+_markers = []
+_markers_origin = None
 
 
 def timed_step(step, n):
     """Runs step n inside an NVTX range "ProfilerStep#n" (n None: no range, and its host time is not
     kept); its wall clock up to the device's end."""
+    global _markers_origin
     # headroom's trace records NVTX, not torch.profiler's markers: a range named as torch names
     # step N lets `headroom analyze` window it on the timed steps, as it windows torch's traces.
     # Warm-up steps stay unmarked, since torch's traces do not hold them either.
-    nvtx = n is not None and torch.cuda.is_available()
+    nvtx = n is not None and _device == "cuda"
+    name = f"ProfilerStep#{n}"
     if nvtx:
-        torch.cuda.nvtx.range_push(f"ProfilerStep#{n}")
+        torch.cuda.nvtx.range_push(name)
     t0 = time.perf_counter()
     step()
     issued = time.perf_counter() - t0
-    torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t0
+    synchronize()
+    t1 = time.perf_counter()
     if nvtx:
         torch.cuda.nvtx.range_pop()
     if n is not None:
         _host_seconds.append(issued)
-    return elapsed
+        _markers_origin = t0 if _markers_origin is None else _markers_origin
+        _markers.append({"name": name, "start_s": t0 - _markers_origin, "end_s": t1 - _markers_origin})
+    return t1 - t0
 
 
+def _device_name():
+    return torch.cuda.get_device_name() if _device == "cuda" else "cpu"
 
-def run(build, add_workload_args=lambda p: None):
-    args = parse_args(add_workload_args)
+
+def write_summary(args, fields):
+    """The run's JSON summary (--summary), written whole or not at all."""
+    if not args.summary:
+        return
+    common = {"preset": args.preset, "device_type": args.device, "compile": args.compile,
+              "compile_scope": args.compile_scope if args.compile else None, "warmup": args.warmup,
+              "warmup_seconds": _warmup_seconds, "step_markers": _markers,
+              "step_marker_api": "nvtx" if _device == "cuda" else "none",
+              "device": _device_name(), "torch": torch.__version__, "args": vars(args)}
+    partial = args.summary + ".partial"
+    with open(partial, "w") as f:
+        json.dump({**fields, **common}, f, indent=1)
+    os.replace(partial, args.summary)
+
+
+_warmup_seconds = None
+
+
+def run(build, add_workload_args, presets, modes=("train", "infer")):
+    global _device, _warmup_seconds, _markers_origin
+    args = parse_args(add_workload_args, presets, modes)
+    _device = args.device
+    _host_seconds.clear()
+    _markers.clear()
+    _markers_origin = None
     torch.manual_seed(args.seed)
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
     step, description = build(args)
 
+    t0 = time.perf_counter()
     for _ in range(args.warmup):
         step()
-    torch.cuda.synchronize()
+    synchronize()
+    _warmup_seconds = time.perf_counter() - t0
     if args.ab > 0:
         return run_ab(args, step, description)
 
@@ -129,12 +265,9 @@ def run(build, add_workload_args=lambda p: None):
     med = statistics.median(times)
     spread = (max(times) - min(times)) / med if med > 0 else 0.0
     print(f"{description}: mode={args.mode} profile={args.profile} steps={len(times)} "
-          f"median={med * 1e3:.3f} ms spread={spread * 100:.1f}%")
-    if args.summary:
-        with open(args.summary, "w") as f:
-            json.dump({"workload": description, "mode": args.mode, "profile": args.profile,
-                       "step_seconds": times, "host_seconds": _host_seconds, "median_seconds": med,
-                       "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)
+          f"median={med * 1e3:.3f} ms spread={spread * 100:.1f}% warm-up={_warmup_seconds:.1f} s")
+    write_summary(args, {"workload": description, "mode": args.mode, "profile": args.profile,
+                         "step_seconds": times, "host_seconds": _host_seconds, "median_seconds": med})
 
 
 def thread_cpu():
@@ -194,7 +327,7 @@ def run_ab(args, step, description):
     recorder.on()
     for _ in range(args.ab):
         step()
-    torch.cuda.synchronize()
+    synchronize()
     recorder.off()
     times, recorded = [], []
     _host_seconds.clear()
@@ -219,12 +352,9 @@ def run_ab(args, step, description):
     print(f"{description}: mode={args.mode} ab={args.ab} profiler={args.ab_profiler} blocks={blocks} "
           f"off={off * 1e3:.3f} ms on={on * 1e3:.3f} ms overhead={pct:+.2f}% "
           f"before-any-recording={before * 1e3:.3f} ms after-recording={after_pct:+.2f}% host={host * 1e3:.3f} ms")
-    if args.summary:
-        with open(args.summary, "w") as f:
-            json.dump({"workload": description, "mode": args.mode, "profile": f"ab-{args.ab_profiler}",
-                       "step_seconds": times, "recorded": recorded, "ab_block": args.ab,
-                       "host_seconds": _host_seconds, "pristine_step_seconds": pristine,
-                       "ab_off_median_seconds": off, "ab_on_median_seconds": on, "ab_overhead_pct": pct,
-                       "ab_pristine_median_seconds": before, "ab_after_recording_pct": after_pct,
-                       "threads": thread_cpu(), "cpus_allowed": sorted(os.sched_getaffinity(0)),
-                       "device": torch.cuda.get_device_name(), "torch": torch.__version__}, f, indent=1)
+    write_summary(args, {"workload": description, "mode": args.mode, "profile": f"ab-{args.ab_profiler}",
+                         "step_seconds": times, "recorded": recorded, "ab_block": args.ab,
+                         "host_seconds": _host_seconds, "pristine_step_seconds": pristine,
+                         "ab_off_median_seconds": off, "ab_on_median_seconds": on, "ab_overhead_pct": pct,
+                         "ab_pristine_median_seconds": before, "ab_after_recording_pct": after_pct,
+                         "threads": thread_cpu(), "cpus_allowed": sorted(os.sched_getaffinity(0))})

@@ -1,6 +1,7 @@
-"""DLRM-style recommender: 26 nn.EmbeddingBag tables (sum pooling, multi-hot as in MLPerf DLRMv2,
+"""DLRM-style recommender: 26 nn.EmbeddingBag tables (sum pooling, MLPerf DLRMv2 multi-hot sizes,
 rows capped so the model fits one GPU), bottom MLP 13-512-256-128, dot interaction, top MLP
-479-1024-1024-512-256-1. Training uses sparse embedding gradients and SGD, as the reference DLRM does.
+479-1024-1024-512-256-1. Training uses sparse embedding gradients and SGD, as the reference DLRM
+does. --compile compiles the bottom MLP and the interaction with the top MLP; the tables stay eager.
 
 Example:  python3 workloads/dlrm.py --mode train --profile torch --trace dlrm_train.json.gz
 """
@@ -8,61 +9,48 @@ import torch
 import torch.nn as nn
 
 import common
+import recsys
+from layers import mlp
 
-# MLPerf DLRMv2 (Criteo 1TB) table sizes and multi-hot sizes (research/dlrm_anchors.md).
-TABLE_ROWS = [40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000, 3067956, 405282, 10,
-              2209, 11938, 155, 4, 976, 14, 40000000, 40000000, 40000000, 590152, 12973, 108, 36]
-MULTI_HOT = [3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1]
-
-
-def mlp(sizes, last_sigmoid=False):
-    layers = []
-    for i in range(len(sizes) - 1):
-        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            layers.append(nn.ReLU())
-    if last_sigmoid:
-        layers.append(nn.Sigmoid())
-    return nn.Sequential(*layers)
+PRESETS = {
+    "h200": dict(batch=16384, dim=128, max_rows=4_000_000, steps={"train": 60, "infer": 200},
+                 warmup=3),
+    "tiny": dict(batch=8, dim=16, max_rows=1000, steps=3, warmup=1),
+}
 
 
-class DLRM(nn.Module):
-    def __init__(self, rows, dim):
+class Interaction(nn.Module):
+    """Pairwise dot products of the 27 feature vectors (lower triangle), then the top MLP."""
+
+    def __init__(self, features, dim, device):
         super().__init__()
-        self.tables = nn.ModuleList(nn.EmbeddingBag(n, dim, mode="sum", sparse=True) for n in rows)
-        self.bottom = mlp([13, 512, 256, dim])
-        n = len(rows) + 1
-        self.top = mlp([dim + n * (n - 1) // 2, 1024, 1024, 512, 256, 1], last_sigmoid=True)
-        self.tri = torch.tril_indices(n, n, offset=-1)
+        self.top = mlp([dim + features * (features - 1) // 2, 1024, 1024, 512, 256, 1], device, nn.Sigmoid())
+        tri = torch.tril_indices(features, features, offset=-1, device=device)
+        self.register_buffer("rows", tri[0])
+        self.register_buffer("cols", tri[1])
 
-    def forward(self, dense, sparse):
-        x = self.bottom(dense)
-        feats = [x] + [t(idx, off) for t, (idx, off) in zip(self.tables, sparse)]
-        z = torch.stack(feats, dim=1)
-        inter = torch.bmm(z, z.transpose(1, 2))[:, self.tri[0], self.tri[1]]
+    def forward(self, x, embedded):
+        z = torch.stack([x] + embedded, dim=1)
+        inter = torch.bmm(z, z.transpose(1, 2))[:, self.rows, self.cols]
         return self.top(torch.cat([x, inter], dim=1))
 
 
-def add_args(p):
-    p.add_argument("--batch", type=int, default=16384)
-    p.add_argument("--dim", type=int, default=128)
-    p.add_argument("--max-rows", type=int, default=4_000_000, help="cap on rows per table")
+class DLRM(nn.Module):
+    def __init__(self, tables, dim, device):
+        super().__init__()
+        self.tables = tables
+        self.bottom = mlp([recsys.DENSE_FEATURES, 512, 256, dim], device)
+        self.interaction = Interaction(len(tables.bags) + 1, dim, device)
+
+    def forward(self, dense, sparse):
+        return self.interaction(self.bottom(dense), self.tables(sparse))
 
 
 def build(args):
-    dev = "cuda"
-    rows = [min(n, args.max_rows) for n in TABLE_ROWS]
-    model = DLRM(rows, args.dim).to(dev)
-    model.tri = model.tri.to(dev)
-    b = args.batch
-    dense = torch.randn(b, 13, device=dev)
-    sparse = []
-    for n, hot in zip(rows, MULTI_HOT):
-        idx = torch.randint(0, n, (b * hot,), device=dev)
-        off = torch.arange(0, b * hot, hot, device=dev)
-        sparse.append((idx, off))
-    label = torch.rand(b, 1, device=dev).round()
-    desc = f"dlrm 26 tables dim{args.dim} batch{b} rows<= {args.max_rows}"
+    tables, dense, sparse, label = recsys.tables_and_inputs(args)
+    model = DLRM(tables, args.dim, args.device)
+    model = common.compile_regions(args, model, [(model, "bottom"), (model, "interaction")])
+    desc = f"dlrm 26 tables dim{args.dim} batch{args.batch} rows<= {args.max_rows}"
     if args.mode == "infer":
         model.eval()
 
@@ -75,12 +63,9 @@ def build(args):
     loss_fn = nn.BCELoss()
 
     def step():
-        loss = loss_fn(model(dense, sparse), label)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        common.backward_and_step(loss_fn(model(dense, sparse), label), opt)
     return step, desc
 
 
 if __name__ == "__main__":
-    common.run(build, add_args)
+    common.run(build, recsys.add_args, PRESETS)

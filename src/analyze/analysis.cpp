@@ -7,6 +7,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "headroom/analyze/attribution.hpp"
 #include "headroom/analyze/intervals.hpp"
 #include "headroom/analyze/steps.hpp"
 #include "headroom/analyze/timeline.hpp"
@@ -113,8 +114,12 @@ window whole_window(const trace::trace& t, const timeline& tl) {
   if (tl.activities.empty()) return w;
   w.start = t.activities[tl.activities.front()].start;
   w.end = w.start;
-  for (auto i : tl.activities) w.end = std::max(w.end, t.activities[i].end);
+  std::uint32_t last = tl.activities.front();
+  for (auto i : tl.activities) {
+    if (t.activities[i].end > w.end) w.end = t.activities[i].end, last = i;
+  }
   w.description = "whole span of the timeline (first activity start to last activity end)";
+  w.boundaries = {{tl.activities.front(), false}, {last, true}};
   return w;
 }
 
@@ -134,6 +139,9 @@ std::optional<window> repeating_unit_window(const trace::trace& t, const timelin
   w.end = t.activities[kernels[unit->first + static_cast<std::size_t>(unit->units) * unit->period]].start;
   w.steps = unit->units;
   w.skipped_warmup = unit->skipped;
+  for (int k = 0; k <= unit->units; ++k) {
+    w.boundaries.push_back({kernels[unit->first + static_cast<std::size_t>(k) * unit->period], false});
+  }
   std::string anchor(t.strings[unit->anchor]);
   if (anchor.size() > 60) anchor = anchor.substr(0, 57) + "...";
   w.description = fmt::format(
@@ -152,7 +160,7 @@ void add(busy_share& into, const busy_share& from) {
 }
 
 timeline_report measure(const trace::trace& t, const timeline& tl, const window& w, classification_cache& classes,
-                        group_matcher& groups, std::size_t group_count, name_totals& names) {
+                        group_matcher& groups, std::size_t group_count, name_totals& names, bool attribute) {
   timeline_report r;
   r.process = tl.process;
   r.device = tl.device;
@@ -168,6 +176,9 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
   std::array<running_union, classify::category_count> by_cat;
   std::array<running_union, classify::provenance_count> by_prov;
   std::vector<running_union> by_group(group_count);
+  constexpr std::size_t class_count = std::size_t{classify::provenance_count} * classify::category_count;
+  std::optional<running_attribution> attribution;
+  if (attribute) attribution.emplace(class_count);
 
   for (auto i : tl.activities) {
     const auto& a = t.activities[i];
@@ -184,6 +195,7 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
     r.by_category[cat].sum += len;
     ++r.by_category[cat].count;
     by_prov[prov].add(c);
+    if (attribution) attribution->add(c, prov * classify::category_count + cat);
     r.by_provenance[prov].sum += len;
     ++r.by_provenance[prov].count;
     if (group_count > 0) {
@@ -208,6 +220,10 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
   for (std::size_t i = 0; i < by_cat.size(); ++i) r.by_category[i].busy = by_cat[i].length();
   for (std::size_t i = 0; i < by_prov.size(); ++i) r.by_provenance[i].busy = by_prov[i].length();
   for (std::size_t i = 0; i < group_count; ++i) r.groups[i].busy = by_group[i].length();
+  if (attribution) {
+    const auto given = attribution->finish();
+    for (std::size_t i = 0; i < class_count; ++i) r.attributed[i / classify::category_count][i % classify::category_count] = given[i];
+  }
   return r;
 }
 
@@ -229,6 +245,18 @@ std::vector<kernel_row> top_rows(const trace::trace& t, const name_totals& names
 }
 
 }  // namespace
+
+std::vector<std::int16_t> assign_groups(const trace::trace& t, const classify::classifier& c,
+                                       const std::vector<activity_group>& groups) {
+  classification_cache classes(t, c);
+  group_matcher matcher(t, groups);
+  std::vector<std::int16_t> out(t.activities.size(), -1);
+  if (groups.empty()) return out;
+  for (std::size_t i = 0; i < t.activities.size(); ++i) {
+    out[i] = static_cast<std::int16_t>(matcher.group_of(t.activities[i], classes.of(t.activities[i])));
+  }
+  return out;
+}
 
 analysis_report analyze(const trace::trace& t, const classify::classifier& c, const analyze_options& o) {
   analysis_report rep;
@@ -255,6 +283,11 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
         w.end = first + o.window_end;
         w.description = fmt::format("explicit window +{} to +{} from the trace's first activity",
                                     offset_text(o.window_start), offset_text(o.window_end));
+        if (!tl.activities.empty()) {
+          const auto a = first_starting_at(t, tl, w.start);
+          const auto b = last_ending_by(t, tl, w.end);
+          if (t.activities[a].start < w.end && t.activities[b].end > t.activities[a].start) w.boundaries = {{a, false}, {b, true}};
+        }
         break;
       case window_mode::steady_state:
         if (auto sw = steps->steady_window(tl, o.warmup_steps)) {
@@ -269,7 +302,7 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
         break;
     }
     name_totals names;
-    auto r = measure(t, tl, w, classes, groups, o.groups.size(), names);
+    auto r = measure(t, tl, w, classes, groups, o.groups.size(), names, o.attribute_wall_clock);
     r.top_kernels = top_rows(t, names, c, r.wall, o.top_kernels);
     for (const auto& [id, n] : names) {
       auto& into = all_names[id];
@@ -297,6 +330,9 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
     for (std::size_t i = 0; i < r.by_category.size(); ++i) add(tot.by_category[i], r.by_category[i]);
     for (std::size_t i = 0; i < r.by_provenance.size(); ++i) add(tot.by_provenance[i], r.by_provenance[i]);
     for (std::size_t i = 0; i < r.groups.size(); ++i) add(tot.groups[i], r.groups[i]);
+    for (std::size_t p = 0; p < r.attributed.size(); ++p) {
+      for (std::size_t k = 0; k < r.attributed[p].size(); ++k) tot.attributed[p][k] += r.attributed[p][k];
+    }
   }
   tot.win.source = rep.timelines.empty() ? window_source::whole_span : rep.timelines.front().win.source;
   tot.win.description = fmt::format("sum of the {} timeline window{}", rep.timelines.size(), rep.timelines.size() == 1 ? "" : "s");

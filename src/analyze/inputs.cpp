@@ -8,9 +8,10 @@ namespace {
 
 // Kineto JSON keeps launch pairs instead of whole api calls (a multi-GB trace holds about one call
 // per kernel). Other readers fill only api_calls, so they keep them.
-trace::read_options options_for(const std::filesystem::path& f) {
+trace::read_options options_for(const std::filesystem::path& f, host_calls calls) {
   trace::read_options o;
   o.launch_geometry = false;
+  if (calls == host_calls::whole) return o;
   const auto format = trace::detect_format(f);
   if (format == trace::file_format::kineto_json || format == trace::file_format::kineto_json_gz) {
     o.api_calls = false;
@@ -21,11 +22,11 @@ trace::read_options options_for(const std::filesystem::path& f) {
 
 }  // namespace
 
-trace::trace read_traces(const std::vector<std::filesystem::path>& files) {
+trace::trace read_traces(const std::vector<std::filesystem::path>& files, host_calls calls) {
   trace::trace merged;
   for (const auto& f : files) {
     util::terminal_progress progress("reading " + f.filename().string());
-    auto o = options_for(f);
+    auto o = options_for(f, calls);
     o.progress = progress.fn();
     auto t = trace::read_trace(f, o);
     if (t.processes.empty()) t.processes.push_back({0, f.filename().string(), -1, ""});

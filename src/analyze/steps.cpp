@@ -119,7 +119,7 @@ std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, ste
     std::vector<mapped> all;
     for (auto ri : cpu) {
       const auto& r = t_.ranges[ri];
-      mapped m{{r.name, 0, 0}, false, 0};
+      mapped m{{r.name, 0, 0, no_activity, no_activity}, false, 0};
       auto it = std::lower_bound(api.begin(), api.end(), r.start,
                                  [&](std::uint32_t i, time_ns t) { return call_at(i).start < t; });
       for (; it != api.end(); ++it) {
@@ -135,9 +135,9 @@ std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, ste
           if (a.process != c.process || a.correlation != c.correlation) break;
           any = true;
           if (a.device != tl.device) continue;
-          if (!m.work) m.s.start = a.start, m.s.end = a.end, m.work = true;
-          m.s.start = std::min(m.s.start, a.start);
-          m.s.end = std::max(m.s.end, a.end);
+          if (!m.work || a.start < m.s.start) m.s.start = a.start, m.s.first = *lo;
+          if (!m.work || a.end > m.s.end) m.s.end = a.end, m.s.last = *lo;
+          m.work = true;
         }
         if (!any && launches_work(t_.strings[c.name])) ++m.unrecorded;
       }
@@ -198,6 +198,16 @@ std::optional<window> step_finder::steady_window(const timeline& tl, int warmup)
   }
   w.steps = last - first + 1;
   w.skipped_warmup = first;
+  const auto anchor = [&](const step& s) { return s.first != no_activity ? s.first : first_starting_at(t_, tl, s.start); };
+  if (start_to_start) {
+    for (int k = first; k < n; ++k) w.boundaries.push_back({anchor(steps[static_cast<std::size_t>(k)]), false});
+  } else {
+    std::uint32_t closing = steps.front().last != no_activity ? steps.front().last : last_ending_by(t_, tl, w.end);
+    for (const auto& s : steps) {
+      if (s.last != no_activity && t_.activities[s.last].end > t_.activities[closing].end) closing = s.last;
+    }
+    w.boundaries = {{anchor(steps.front()), false}, {closing, true}};
+  }
   std::string counts;
   if (first > 0) counts += fmt::format(", {} skipped as warm-up", first);
   if (dropped > 0) counts += fmt::format(", {} without work on this device or cut off at the trace's edge dropped", dropped);

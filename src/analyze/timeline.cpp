@@ -27,4 +27,22 @@ std::vector<timeline> split_timelines(const trace::trace& t) {
   return out;
 }
 
+std::uint32_t first_starting_at(const trace::trace& t, const timeline& tl, time_ns at) {
+  const auto it = std::lower_bound(tl.activities.begin(), tl.activities.end(), at,
+                                   [&](std::uint32_t i, time_ns v) { return t.activities[i].start < v; });
+  return it != tl.activities.end() ? *it : tl.activities.back();
+}
+
+std::uint32_t last_ending_by(const trace::trace& t, const timeline& tl, time_ns at) {
+  std::uint32_t best = tl.activities.front();
+  bool found = false;
+  std::uint32_t latest = best;
+  for (auto i : tl.activities) {
+    const auto& a = t.activities[i];
+    if (a.end > t.activities[latest].end) latest = i;
+    if (a.end <= at && (!found || a.end > t.activities[best].end)) best = i, found = true;
+  }
+  return found ? best : latest;
+}
+
 }  // namespace headroom::analyze

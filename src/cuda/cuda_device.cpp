@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "fresh_inputs.hpp"
 #include "headroom/cuda/cuda_try.hpp"
 #include "headroom/cuda/hold_watchdog.hpp"
 #include "headroom/cuda/staging.hpp"
@@ -157,6 +158,21 @@ class cuda_device final : public worker::device {
     cuda_staging ops{staging_, staging_done_, static_cast<cudaStream_t>(staging_stream_)};
     return staged_equal(static_cast<const std::byte*>(src), static_cast<const std::byte*>(host), bytes, staging_bytes, ops);
   }
+  void perturbed_copy(void* dst, const void* src, dtype type, std::size_t numel, std::uint64_t seed,
+                      std::uint64_t symmetric_n) override {
+    HEADROOM_CUDA_TRY(launch_perturbed_copy(dst, src, type, numel, seed, symmetric_n, reinterpret_cast<cudaStream_t>(stream_)));
+  }
+  std::array<double, worker::sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) override {
+    auto stream = reinterpret_cast<cudaStream_t>(stream_);
+    if (!sketch_sums_) HEADROOM_CUDA_TRY(cudaMalloc(&sketch_sums_, sizeof(double) * worker::sketch_width));
+    HEADROOM_CUDA_TRY(cudaMemsetAsync(sketch_sums_, 0, sizeof(double) * worker::sketch_width, stream));
+    HEADROOM_CUDA_TRY(launch_sketch(data, type, numel, seed, static_cast<double*>(sketch_sums_), stream));
+    std::array<double, worker::sketch_width> out{};
+    HEADROOM_CUDA_TRY(cudaMemcpyAsync(out.data(), sketch_sums_, sizeof(double) * worker::sketch_width,
+                                      cudaMemcpyDeviceToHost, stream));
+    HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));
+    return out;
+  }
   void set_stream(std::uintptr_t stream) override { stream_ = stream; }
   void synchronize() override { HEADROOM_CUDA_TRY(cudaDeviceSynchronize()); }
   void flush_caches() override;
@@ -201,6 +217,7 @@ class cuda_device final : public worker::device {
   std::uintptr_t stream_ = 0;
   void* flush_buffer_ = nullptr;
   std::size_t flush_bytes_ = 0;
+  void* sketch_sums_ = nullptr;  // sketch_width doubles on the device
   // Copies of gigabytes between pageable host memory and the device go through two pinned buffers
   // (a slice's DMA overlapping the host side of the other), the host side on the copy threads.
   void* staging_[2] = {nullptr, nullptr};  // pinned, staging_bytes each, made on first use

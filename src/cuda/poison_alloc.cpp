@@ -7,9 +7,12 @@
 
 #include <atomic>
 
+#include "headroom/util/allocation_log.hpp"
+
 namespace {
 std::atomic<int> poison{-1};
 std::atomic<unsigned long long> failed{0};
+headroom::util::allocation_log call_log;  // the blocks handed out during the current call
 }
 
 extern "C" {
@@ -20,6 +23,16 @@ __attribute__((visibility("default"))) void headroom_set_poison(int byte) { pois
 // tensor at address 0 and, later, an illegal address. The worker reads this count around each
 // request and reports the request as out of memory when it grew.
 __attribute__((visibility("default"))) unsigned long long headroom_failed_allocations() { return failed.load(); }
+
+// The worker logs the blocks of each call (on: 1, off: 0) and asks whether an output lies in one.
+__attribute__((visibility("default"))) void headroom_log_allocations(int on) {
+  if (on) call_log.begin();
+  else call_log.end();
+}
+__attribute__((visibility("default"))) int headroom_allocated_during_call(const void* p, size_t bytes) {
+  return call_log.holds(p, bytes) ? 1 : 0;
+}
+__attribute__((visibility("default"))) size_t headroom_logged_blocks() { return call_log.blocks(); }
 
 // The default pool returns its memory to the driver at every synchronisation (release threshold 0),
 // so every timed call after the worker's device-wide synchronisation would map fresh pages: ~0.05 ms
@@ -48,6 +61,7 @@ __attribute__((visibility("default"))) void* headroom_alloc(ssize_t size, int de
   }
   int byte = poison.load();
   if (byte >= 0) cudaMemsetAsync(p, byte, static_cast<size_t>(size), stream);
+  call_log.record(p, static_cast<size_t>(size));
   return p;
 }
 

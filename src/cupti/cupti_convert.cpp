@@ -95,6 +95,7 @@ void activity_converter::convert(const CUpti_Activity& record) noexcept {
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
         synchronization(reinterpret_cast<const sync_record&>(record));
         return;
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT: cuda_event(reinterpret_cast<const cuda_event_record&>(record)); return;
       default: unconverted(record.kind, "not converted by this build"); return;
     }
   } catch (...) {
@@ -285,7 +286,30 @@ void activity_converter::synchronization(const sync_record& r) {
   // cuStreamSynchronize) with CUPTI_SYNCHRONIZATION_INVALID_VALUE.
   if (r.streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) y.stream = static_cast<std::int32_t>(r.streamId);
   if (r.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) y.event = r.cudaEventId;
+  if (r.cudaEventSyncId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) {
+    if (const auto it = record_of_sync_id_.find(r.cudaEventSyncId); it != record_of_sync_id_.end()) {
+      y.record_correlation = it->second;
+    }
+  }
   write_synchronization(y, r.contextId);
+}
+
+void activity_converter::cuda_event(const cuda_event_record& r) {
+  // The record carries no host time: the reader dates it by its cudaEventRecord call.
+  trace::synchronization y;
+  y.kind = trace::sync_kind::event_record;
+  y.correlation = r.correlationId;
+  y.context = r.contextId;
+  y.device = static_cast<std::int16_t>(r.deviceId);
+  y.event = r.eventId;
+  if (r.streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) y.stream = static_cast<std::int32_t>(r.streamId);
+  if (r.cudaEventSyncId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) {
+    constexpr std::size_t max_records = 1u << 16;
+    if (record_of_sync_id_.size() >= max_records) record_of_sync_id_.clear();
+    record_of_sync_id_[r.cudaEventSyncId] = r.correlationId;
+  }
+  out_.add(y);
+  ++counts_.synchronizations;
 }
 
 void activity_converter::write_synchronization(trace::synchronization y, std::uint32_t context) {

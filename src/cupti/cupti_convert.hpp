@@ -33,6 +33,7 @@ using marker_record = CUpti_ActivityMarker2;      // MARKER (NVTX)
 using overhead_record = CUpti_ActivityOverhead3;  // OVERHEAD
 using device_record = CUpti_ActivityDevice5;      // DEVICE
 using sync_record = CUpti_ActivitySynchronization2;  // SYNCHRONIZATION (version 1 deprecated in 12.8)
+using cuda_event_record = CUpti_ActivityCudaEvent2;  // CUDA_EVENT: where cudaEventRecord recorded an event
 
 // The name of an API callback; the live session wraps cuptiGetCallbackName. Empty when unknown.
 using callback_name_fn = std::function<std::string_view(CUpti_CallbackDomain, CUpti_CallbackId)>;
@@ -93,6 +94,7 @@ class activity_converter {
   void overhead(const overhead_record& r);
   void device(const device_record& r);
   void synchronization(const sync_record& r);
+  void cuda_event(const cuda_event_record& r);
   void learn_context(std::uint32_t context, std::uint32_t device);
   void write_synchronization(trace::synchronization y, std::uint32_t context);
   void unconverted(CUpti_ActivityKind kind, std::string_view why);
@@ -118,6 +120,10 @@ class activity_converter {
   std::unordered_map<std::uint32_t, std::int16_t> context_devices_;
   std::optional<std::uint32_t> last_context_;  // the context of the last device record (known)
   std::vector<std::pair<trace::synchronization, std::uint32_t>> waiting_for_context_;
+  // cudaEventSyncId of each event record -> the correlation of its cudaEventRecord call, for the
+  // synchronisations that wait for it (bounded: cleared when full; a wait whose record was cleared
+  // or comes later keeps record correlation 0, and replay finds the record by event id).
+  std::unordered_map<std::uint64_t, std::uint32_t> record_of_sync_id_;
   conversion_counts counts_;
 };
 

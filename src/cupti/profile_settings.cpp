@@ -186,7 +186,10 @@ std::vector<CUpti_ActivityKind> activity_kinds(std::uint32_t kinds) {
   if (has(kinds, profile_kind::driver)) out.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
   if (has(kinds, profile_kind::nvtx)) out.push_back(CUPTI_ACTIVITY_KIND_MARKER);
   if (has(kinds, profile_kind::overhead)) out.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
-  if (has(kinds, profile_kind::sync)) out.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  if (has(kinds, profile_kind::sync)) {
+    out.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    out.push_back(CUPTI_ACTIVITY_KIND_CUDA_EVENT);  // where each event was recorded, for stream waits
+  }
   return out;
 }
 

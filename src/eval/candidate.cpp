@@ -132,6 +132,10 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
         j.fail(verdict::incorrect, "not_a_tensor", std::string(invalid));
         break;
       }
+      if (!a.doc["foreign"].get_string().get(invalid)) {
+        j.fail(verdict::incorrect, "foreign_output", fmt::format("trial {}: {}", t, invalid));
+        break;
+      }
       runs[pass] = outputs_of(a);
       simdjson::dom::array ops;
       if (pass == 0 && !a.doc["ops"].get_array().get(ops)) {

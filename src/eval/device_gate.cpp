@@ -13,7 +13,7 @@ gate_use gate_use_of(std::string_view fields) {
   op = op.substr(0, op.find('"'));
   if (op == "time" || op == "ceilings") return gate_use::exclusive;
   if (op == "stop") return gate_use::none;
-  return gate_use::shared;  // hello, load, inputs, run, flops, compile_baseline, and anything new
+  return gate_use::shared;  // hello, load, inputs, run, flops, compile_baseline, replay, and anything new
 }
 
 void device_gate::lock_shared() {

@@ -227,33 +227,41 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& given_jobs,
     int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(unique.size())));
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(std::max(1u, cores / threads))}};
+    std::exception_ptr installation_failure;  // the installation's problem (a worker that cannot start): rethrown
     auto work = [&] {
-      for (std::size_t i; (i = next++) < unique.size();) {
-        const candidate_spec& c = *unique[i];
-        if (c.text.find("load_inline") == std::string::npos && c.text.find("cpp_extension") == std::string::npos)
-          continue;  // nothing to build
-        if (compiled_already(o, c)) continue;
-        std::optional<sandbox::policy> isolation;
-        if (o.sandbox) isolation = candidate_policy(o, "cpu", c, true, env);
-        session s(o, "cpu", "compile-" + c.hash.substr(0, 16), env, std::move(isolation));
-        s.hello(o.load_timeout);
-        answer a = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
-                                     json_string(candidate_import_path(o, c)), json_string(candidate_build_path(o, c))),
-                         {}, o.compile_timeout);
-        bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
-                      a.failure == worker_failure::timeout;
-        if (failed) {
-          std::lock_guard lock(compile_mutex);
-          compile_failures[c.hash] = a;
+      try {
+        for (std::size_t i; (i = next++) < unique.size();) {
+          const candidate_spec& c = *unique[i];
+          if (c.text.find("load_inline") == std::string::npos && c.text.find("cpp_extension") == std::string::npos)
+            continue;  // nothing to build
+          if (compiled_already(o, c)) continue;
+          std::optional<sandbox::policy> isolation;
+          if (o.sandbox) isolation = candidate_policy(o, "cpu", c, true, env);
+          session s(o, "cpu", "compile-" + c.hash.substr(0, 16), env, std::move(isolation));
+          s.hello(o.load_timeout);
+          answer a = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
+                                       json_string(candidate_import_path(o, c)), json_string(candidate_build_path(o, c))),
+                           {}, o.compile_timeout);
+          bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
+                        a.failure == worker_failure::timeout;
+          if (failed) {
+            std::lock_guard lock(compile_mutex);
+            compile_failures[c.hash] = a;
+          }
+          // A sandboxed build is copied out of the sandbox as its worker exits.
+          s.stop();
+          if (!failed && a.failure == worker_failure::none && a.ok) mark_compiled(o, c, s.env());
         }
-        // A sandboxed build is copied out of the sandbox as its worker exits.
-        s.stop();
-        if (!failed && a.failure == worker_failure::none && a.ok) mark_compiled(o, c, s.env());
+      } catch (...) {
+        std::lock_guard lock(compile_mutex);
+        if (!installation_failure) installation_failure = std::current_exception();
+        next = unique.size();
       }
     };
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(work);
     for (auto& t : pool) t.join();
+    if (installation_failure) std::rethrow_exception(installation_failure);
   };
   if (!shared) compile(todo);
 

@@ -117,7 +117,8 @@ std::string paired_reference_label(const problem_spec& problem) { return referen
 
 paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
                           const eval_options& o, const std::string& device, bool held,
-                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started) {
+                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started,
+                          std::uint64_t sketch_seed) {
   // Each turn is short: the rounds together sample about as long as one timing may (at least 0.1 s
   // a turn, so that a turn of a slow call still holds a few samples).
   eval_options turn = o;
@@ -127,10 +128,10 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
   const int cpu = claim.cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // The candidate's worker kept the sets of its timing; a fresh reference worker gets them once.
-  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, nullptr) + pin;
+  const std::string candidate_request = timing_request(turn, ref.timing_sets, true, held, nullptr, ref.symmetric, sketch_seed) + pin;
   std::vector<std::span<const std::byte>> payload;
-  const std::string first_reference_request = timing_request(turn, ref.timing_sets, false, held, &payload) + pin;
-  const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, nullptr) + pin;
+  const std::string first_reference_request = timing_request(turn, ref.timing_sets, false, held, &payload, ref.symmetric) + pin;
+  const std::string reference_request = timing_request(turn, ref.timing_sets, false, held, nullptr, ref.symmetric) + pin;
 
   paired_result failed;
   std::unique_ptr<session> other = std::move(started);

@@ -100,6 +100,7 @@ std::string paired_reference_label(const problem_spec& problem);
 // (timed outputs, tampering); false ends the rounds (the candidate failed).
 paired_result time_paired(session& candidate, const problem_spec& problem, const reference_data& ref,
                           const eval_options& options, const std::string& device, bool held,
-                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started = nullptr);
+                          const std::function<bool(answer&)>& check, std::unique_ptr<session> started = nullptr,
+                          std::uint64_t sketch_seed = 0);
 
 }  // namespace headroom::eval

@@ -12,6 +12,7 @@
 #include "headroom/worker/timing_stats.hpp"
 #include "headroom/util/json.hpp"
 #include "session.hpp"
+#include "timed_calls.hpp"
 
 namespace headroom::eval {
 
@@ -148,8 +149,10 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     }
     ref.timing_sets.push_back(std::move(t));
   }
+  for (const tensor& t : ref.timing_sets.front().inputs) ref.symmetric.push_back(symmetric_size(t));
   if (!o.baselines) {
-    s.stop();
+    // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
+    ref.replayer = std::shared_ptr<session>(std::move(started));
     return ref;
   }
   if (before) before();
@@ -162,13 +165,13 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   // worker kept. One set does not travel at all: it is what the worker's last inputs request made
   // (6 GiB for some KernelBench problems, 2.5 s to send back on the H200 host).
   std::vector<std::span<const std::byte>> payload;
-  std::string request = timing_request(o, ref.timing_sets, false, o.hold_launches, &payload);
+  std::string request = timing_request(o, ref.timing_sets, false, o.hold_launches, &payload, ref.symmetric);
   if (ref.timing_sets.size() == 1) {
     payload.clear();
     request += R"(,"sets_from_inputs":true)";
   }
-  std::string kept_request = timing_request(o, ref.timing_sets, false, o.hold_launches, nullptr);
-  std::string dispatch_request = timing_request(o, ref.timing_sets, false, false, nullptr);
+  std::string kept_request = timing_request(o, ref.timing_sets, false, o.hold_launches, nullptr, ref.symmetric);
+  std::string dispatch_request = timing_request(o, ref.timing_sets, false, false, nullptr, ref.symmetric);
   // Held timings are repeated with the dispatch included, for candidates that cannot be held.
   auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
     if (!held.held) return;
@@ -181,6 +184,15 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     return ref;
   }
   ref.eager = parse_timing(eager.doc["timing"]);
+  // What the harness costs around a call, by the parent's clock: the bound on candidates' answers.
+  try {
+    call_overhead overhead = measure_overhead(parse_timed_calls(eager.doc), s.last_timing());
+    ref.call_overhead_ms = overhead.outside_ms;
+    ref.wall_gap_ms = overhead.gap_ms;
+  } catch (const std::exception& e) {
+    ref.error = std::string("the reference's timing answer: ") + e.what();
+    return ref;
+  }
   time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
   if (device != "cpu") {
     answer f = s.ask(fmt::format(R"("op":"flops","inputs":{},"kept_sets":true)", wire::describe(ref.timing_sets[0].inputs)),
@@ -202,7 +214,8 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
       }
     }
   }
-  s.stop();
+  // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
+  ref.replayer = std::shared_ptr<session>(std::move(started));
   return ref;
 }
 

@@ -86,7 +86,21 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
   // Nothing of another candidate runs while this request measures: every other sandbox is stopped.
   std::optional<sandbox::freeze_others> frozen;
   if (gate_use_of(fields) == gate_use::exclusive) frozen.emplace(process_.get());
-  return to_answer(process_->request("{" + fields + "}", payload, timeout, take));
+  // A timing request's worker asks for each call's plan (timing_log.hpp) just before the call.
+  worker_process::ask_handler on_ask;
+  if (fields.starts_with(R"("op":"time")")) {
+    std::size_t sets = 1;
+    if (auto at = fields.find(R"("set_count":)"); at != std::string::npos) sets = std::stoul(fields.substr(at + 12));
+    timing_.start(sets);
+    on_ask = [this](simdjson::dom::element q) {
+      std::int64_t call = 0;
+      if (q["call"].get_int64().get(call)) call = 0;
+      std::string_view what;
+      if (q["ask"].get_string().get(what)) what = "call";
+      return timing_.answer(what, call);
+    };
+  }
+  return to_answer(process_->request("{" + fields + "}", payload, timeout, take, on_ask));
 }
 
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }
@@ -167,14 +181,16 @@ std::string describe(const answer& a) {
 }
 
 std::string timing_request(const eval_options& o, const std::vector<trial_data>& sets, bool check_outputs, bool hold,
-                           std::vector<std::span<const std::byte>>* payload) {
-  std::string s;
+                           std::vector<std::span<const std::byte>>* payload, const std::vector<std::uint64_t>& symmetric,
+                           std::uint64_t sketch_seed) {
+  std::string s, sym;
   for (const trial_data& t : sets)
     s += (s.empty() ? "" : ",") + (payload ? wire::encode(t.inputs, *payload) : wire::describe(t.inputs));
+  for (std::uint64_t n : symmetric) sym += fmt::format("{}{}", sym.empty() ? "" : ",", n);
   return fmt::format(
-      R"("op":"time","sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"kept_sets":{})",
-      s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes, check_outputs, hold,
-      payload == nullptr);
+      R"("op":"time","set_count":{},"sets":[{}],"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"kept_sets":{},"symmetric":[{}],"sketch_seed":{})",
+      sets.size(), s, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes,
+      check_outputs, hold, payload == nullptr, sym, sketch_seed);
 }
 
 timing_summary parse_timing(simdjson::dom::element t) {

@@ -16,6 +16,7 @@
 #include "headroom/eval/tensor.hpp"
 #include "headroom/sandbox/worker_process.hpp"
 #include "tensor_wire.hpp"
+#include "timing_log.hpp"
 
 namespace headroom::eval {
 
@@ -58,6 +59,8 @@ class session {
   // answers' payloads are read into the smallest kept buffer that holds them, its pages mapped already.
   void recycle(std::vector<std::byte>&& buffer);
   worker_process& process() { return *process_; }
+  // What the parent saw of this worker's last timing request (its calls' plans and times).
+  const timing_log& last_timing() const { return timing_; }
   const environment& env() const { return env_; }
   const std::string& capability() const { return capability_; }  // "9.0" on an H200; empty on the CPU
   std::string log_tail() const { return process_->log_tail(); }
@@ -67,6 +70,7 @@ class session {
   std::string device_;
   std::string poison_allocator_;
   std::unique_ptr<worker_process> process_;
+  timing_log timing_;
   environment env_;
   std::string capability_;
 };
@@ -123,6 +127,16 @@ struct reference_data {
   std::optional<timing_summary> eager_dispatch, compiled_dispatch;
   std::optional<double> speed_of_light_ms;
   environment env;
+  // Per input of the timing sets: n when it is symmetric n x n (its fresh inputs stay so), else 0.
+  std::vector<std::uint64_t> symmetric;
+  // The reference's worker, kept once its timing is done (holding the timing sets and the eager
+  // model): calls of a candidate's timing run again there to check them (timed_calls.hpp).
+  std::shared_ptr<session> replayer;
+  // What the harness itself costs around a timed call, from the reference's eager timing by the
+  // parent's clock (timed_calls.hpp): the median of each call's interval less its wall clock, and
+  // of its wall clock less the longer of its device and host time.
+  double call_overhead_ms = 0;
+  double wall_gap_ms = 0;
 };
 
 // The trial plan: seeds derived from the run seed; distribution per trial as docs/eval.md says.
@@ -150,8 +164,11 @@ audit_result audit_reference(const std::string& problem_id, const reference_data
 // check_outputs: send timed outputs back to be compared (the candidate's); the reference's own are not.
 // hold: launches held behind a gate (options.hold_launches unless a dispatch-included timing is wanted).
 // payload: null to time on the sets the worker kept from its previous timing request.
+// symmetric: per input, n when it is symmetric n x n (symmetric_size), kept so in the fresh inputs.
+// sketch_seed: nonzero, every kept call's outputs are sketched under it (a candidate's timing).
 std::string timing_request(const eval_options& options, const std::vector<trial_data>& sets, bool check_outputs,
-                           bool hold, std::vector<std::span<const std::byte>>* payload);
+                           bool hold, std::vector<std::span<const std::byte>>* payload,
+                           const std::vector<std::uint64_t>& symmetric, std::uint64_t sketch_seed = 0);
 timing_summary parse_timing(simdjson::dom::element t);
 std::string iso_now();
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -153,6 +154,23 @@ void validate(const tensor& t, std::string_view what) {
     throw input_error(fmt::format("{}: {} bytes for {} elements of {} ({} bytes each)", what, t.bytes.size(), n,
                                   dtype_name(t.type), size));
   }
+}
+
+std::uint64_t symmetric_size(const tensor& t) {
+  if (!is_floating(t.type) || t.shape.size() < 2) return 0;
+  const std::int64_t n = t.shape.back();
+  if (n < 2 || t.shape[t.shape.size() - 2] != n) return 0;
+  const std::size_t square = static_cast<std::size_t>(n * n);
+  const std::size_t size = dtype_size(t.type);
+  const std::size_t batches = static_cast<std::size_t>(t.numel()) / square;
+  for (std::size_t b = 0; b < batches; ++b)
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t c = r + 1; c < n; ++c) {
+        const std::byte* x = t.bytes.data() + (b * square + static_cast<std::size_t>(r * n + c)) * size;
+        const std::byte* y = t.bytes.data() + (b * square + static_cast<std::size_t>(c * n + r)) * size;
+        if (std::memcmp(x, y, size) != 0) return 0;
+      }
+  return static_cast<std::uint64_t>(n);
 }
 
 }  // namespace headroom::eval

@@ -14,6 +14,7 @@
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/process.hpp"
 
 namespace headroom::profile {
 namespace {
@@ -125,7 +126,7 @@ child_result run_child(const std::vector<std::string>& command,
     return r;
   }
   r.started = true;
-  r.status = shell_status(status);
+  r.status = util::shell_status(status);
   return r;
 }
 
@@ -134,12 +135,6 @@ std::string plural(std::uint64_t n, std::string_view one, std::string_view many)
 }
 
 }  // namespace
-
-int shell_status(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
-}
 
 int run_profile(const profile_options& options) {
   if (options.command.empty()) throw input_error("profile: no command given (headroom profile -- CMD ARGS...)");

@@ -41,9 +41,6 @@ struct merged_streams {
 // reader's warning); one that cannot be read at all becomes a warning, never an exception.
 merged_streams merge_streams(const std::filesystem::path& folder);
 
-// What the command's exit looks like to a shell: its status, or 128+signal.
-int shell_status(int wait_status);
-
 // The whole of `headroom profile`: runs the command, waits, merges, writes the store, prints the
 // summary line to stderr. Returns the command's shell status (127 when it could not be run).
 int run_profile(const profile_options& options);

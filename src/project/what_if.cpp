@@ -71,23 +71,33 @@ speedup_rule parse_addressable_speedup(std::string_view text) {
   return r;
 }
 
-projection project_amdahl(const trace::trace& t, const classify::classifier& c, analyze::analyze_options o,
-                          const std::vector<speedup_rule>& rules) {
+std::vector<const speedup_rule*> rules_in_order(const std::vector<speedup_rule>& rules) {
   std::vector<const speedup_rule*> ordered;
   for (auto w : {speedup_rule::target::kernel_pattern, speedup_rule::target::category, speedup_rule::target::addressable}) {
     for (const auto& r : rules) {
       if (r.what == w) ordered.push_back(&r);
     }
   }
-  o.groups.clear();
+  return ordered;
+}
+
+std::vector<analyze::activity_group> rule_groups(const std::vector<const speedup_rule*>& ordered) {
+  std::vector<analyze::activity_group> groups;
   for (const auto* r : ordered) {
     analyze::activity_group g;
     g.label = r->label();
     if (r->what == speedup_rule::target::kernel_pattern) g.name_regex = r->pattern;
     if (r->what == speedup_rule::target::category) g.category = r->cat;
     g.addressable_only = r->what == speedup_rule::target::addressable;
-    o.groups.push_back(std::move(g));
+    groups.push_back(std::move(g));
   }
+  return groups;
+}
+
+projection project_amdahl(const trace::trace& t, const classify::classifier& c, analyze::analyze_options o,
+                          const std::vector<speedup_rule>& rules) {
+  const auto ordered = rules_in_order(rules);
+  o.groups = rule_groups(ordered);
   projection p;
   p.analysis = analyze::analyze(t, c, o);
   const auto& total = p.analysis.total;

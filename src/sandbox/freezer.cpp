@@ -1,6 +1,7 @@
 #include "freezer.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 
 #include "headroom/sandbox/freeze.hpp"
@@ -33,8 +34,13 @@ void registry_remove(worker_process* w) {
 
 freeze_others::freeze_others(const worker_process* measured) {
   registry_mutex().lock();
-  for (worker_process* w : registry())
-    if (w != measured && w->freeze()) frozen_.push_back(w);
+  for (worker_process* w : registry()) {
+    if (w == measured) continue;
+    if (w->freeze()) frozen_.push_back(w);
+    else if (w->alive())
+      std::fprintf(stderr, "headroom: a candidate's sandbox did not confirm it was frozen within a second; the "
+                           "measurement goes on without it frozen\n");
+  }
 }
 
 freeze_others::~freeze_others() {

@@ -99,9 +99,6 @@ std::string build_root(const policy& p, const std::string& staging) {
       return e;
   for (const char* d : {"/etc"})
     if (std::string e = bind(d, r + d, false, false); !e.empty()) return e;
-  for (const bind_mount& b : p.binds)
-    if (std::string e = bind(b.host, r + (b.inside.empty() ? b.host : b.inside), b.writable, false); !e.empty())
-      return e;
 
   // /dev: a tmpfs with the null devices, the policy's nodes, a private /dev/shm.
   const std::string dev = r + "/dev";
@@ -122,6 +119,11 @@ std::string build_root(const policy& p, const std::string& staging) {
   }
   if (!shm_given)
     if (std::string e = scratch(r + "/dev/shm", 64ull << 20); !e.empty()) return e;
+  // The policy's binds after the scratch folders: a host folder below /tmp (a private prefix of
+  // libraries, say) is shown on top of the sandbox's own /tmp, not hidden by it.
+  for (const bind_mount& b : p.binds)
+    if (std::string e = bind(b.host, r + (b.inside.empty() ? b.host : b.inside), b.writable, false); !e.empty())
+      return e;
 
   // /sys read-only: CUDA and NVML read the PCI tree there.
   if (std::string e = bind("/sys", r + "/sys", false, false); !e.empty()) return e;

@@ -199,7 +199,8 @@ std::string worker_process::reap_status(bool wait) {
 }
 
 worker_reply worker_process::request(const std::string& header, std::span<const std::span<const std::byte>> parts,
-                                     std::chrono::duration<double> timeout, const buffer_source& take) {
+                                     std::chrono::duration<double> timeout, const buffer_source& take,
+                                     const ask_handler& on_ask) {
   worker_reply out;
   if (dead_) {
     out.failure = worker_failure::died;
@@ -210,8 +211,8 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   bool sent = write_message(to_worker_, header, parts, down_region_, 0);
   read_result r = sent ? read_message(from_worker_, deadline, take, 0, up_region_) : read_result{read_status::closed, {}, {}};
-  if (r.status == read_status::ok) {
-    simdjson::dom::parser parser;
+  simdjson::dom::parser parser;
+  while (r.status == read_status::ok) {
     simdjson::padded_string padded(r.msg.header);
     simdjson::dom::element doc;
     std::string_view nonce;
@@ -222,8 +223,18 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
       reap_status(true);
       return out;
     }
-    out.msg = std::move(r.msg);
-    return out;
+    std::string_view question;
+    if (!on_ask || doc["ask"].get_string().get(question)) {
+      out.msg = std::move(r.msg);
+      return out;
+    }
+    // A question within the request: answered at once, then the request goes on.
+    std::string reply = "{" + on_ask(doc) + "}";
+    if (!write_message(to_worker_, reply, {}, down_region_, 0)) {
+      r = read_result{read_status::closed, {}, {}};
+      break;
+    }
+    r = read_message(from_worker_, deadline, take, 0, up_region_);
   }
   if (r.status == read_status::timeout) {
     out.failure = worker_failure::timeout;

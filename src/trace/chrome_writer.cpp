@@ -225,11 +225,14 @@ class chrome_writer {
 
   // On the host thread that waited, named and categorised as torch.profiler names its cuda_sync events.
   void write_synchronization(const synchronization& y) {
-    static constexpr std::string_view names[] = {"Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
+    static constexpr std::string_view names[] = {"Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync",
+                                                 "Event Record"};
     event_head("X", "cuda_sync", names[static_cast<std::size_t>(y.kind)], host_pid(y.process), y.thread, y.start);
     duration(y.start, y.end);
-    buf_ += fmt::format(",\"args\":{{\"correlation\":{},\"device\":{},\"stream\":{},\"event\":{}}}}}",
-                        y.correlation, y.device, y.stream, y.event);
+    buf_ += fmt::format(",\"args\":{{\"correlation\":{},\"device\":{},\"stream\":{},\"event\":{}", y.correlation,
+                        y.device, y.stream, y.event);
+    if (y.record_correlation != 0) buf_ += fmt::format(",\"record_correlation\":{}", y.record_correlation);
+    buf_ += "}}";
     flush(false);
   }
 

@@ -45,7 +45,8 @@ static_assert(static_cast<int>(activity_kind::memset) == 2 && static_cast<int>(c
               static_cast<int>(range_kind::mark) == 3 && static_cast<int>(sync_kind::event_synchronize) == 0 &&
               static_cast<int>(sync_kind::stream_wait_event) == 1 &&
               static_cast<int>(sync_kind::stream_synchronize) == 2 &&
-              static_cast<int>(sync_kind::context_synchronize) == 3,
+              static_cast<int>(sync_kind::context_synchronize) == 3 &&
+              static_cast<int>(sync_kind::event_record) == 4,
               "the model's enums moved: map them explicitly and keep the stream's codes");
 constexpr std::size_t activity_body = 48;
 constexpr std::size_t geometry_body = 36;
@@ -54,6 +55,7 @@ constexpr std::size_t range_body = 28;
 constexpr std::size_t device_body = 28;
 constexpr std::size_t counter_body = 12;
 constexpr std::size_t synchronization_body = 48;
+constexpr std::size_t synchronization_body_with_record = 56;  // + u64 record correlation (docs/event-stream.md)
 
 // Little-endian by shifts, so the layout is the same on any host; compilers make these plain moves.
 template <typename T>
@@ -268,7 +270,7 @@ bool event_stream_writer::add(const range& r) noexcept {
 
 bool event_stream_writer::add(const synchronization& y) noexcept {
   std::lock_guard lock(mutex_);
-  char* p = reserve_locked(rec_synchronization, synchronization_body);
+  char* p = reserve_locked(rec_synchronization, synchronization_body_with_record);
   if (!p) return false;
   p = put<std::int64_t>(p, y.start);
   p = put<std::int64_t>(p, y.end);
@@ -279,7 +281,8 @@ bool event_stream_writer::add(const synchronization& y) noexcept {
   p = put<std::int32_t>(p, y.stream);
   p = put<std::int16_t>(p, y.device);
   p = put<std::uint8_t>(p, static_cast<std::uint8_t>(y.kind));
-  put<std::uint8_t>(p, 0);
+  p = put<std::uint8_t>(p, 0);
+  put<std::uint64_t>(p, y.record_correlation);
   return end_record_locked();
 }
 
@@ -655,8 +658,9 @@ class stream_reader {
         y.thread = get<std::uint32_t>(b + 36);
         y.stream = get<std::int32_t>(b + 40);
         y.device = get<std::int16_t>(b + 44);
+        if (size >= synchronization_body_with_record) y.record_correlation = get<std::uint64_t>(b + 48);
         const auto k = get<std::uint8_t>(b + 46);
-        if (k > static_cast<std::uint8_t>(sync_kind::context_synchronize)) {
+        if (k > static_cast<std::uint8_t>(sync_kind::event_record)) {
           t_.warn("a synchronization of an unknown kind was skipped");
           return;
         }
@@ -722,7 +726,8 @@ class stream_reader {
         if (std::binary_search(launched.begin(), launched.end(), l.correlation)) t_.launches.push_back(l);
       }
     }
-    threads_of_synchronizations();
+    // CUPTI's synchronisation records name no thread, its event records no time; their calls do.
+    complete_synchronizations(t_);
     t_.dropped_records = counters_.dropped_records;
     if (counters_.untimed_records) {
       add_warning(fmt::format("{} activities without timestamps (the profiler could not collect them) were skipped",
@@ -735,23 +740,6 @@ class stream_reader {
     if (unknown_records_) {
       add_warning(fmt::format("{} records of kinds this build does not know (written by a newer headroom?) were skipped",
                               unknown_records_), 1);
-    }
-  }
-
-  // CUPTI's synchronisation records name no thread; the API call with the same correlation id does.
-  // Without api calls kept, the thread stays unknown (0).
-  void threads_of_synchronizations() {
-    if (t_.synchronizations.empty() || t_.api_calls.empty()) return;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> calls;  // correlation, thread
-    calls.reserve(t_.api_calls.size());
-    for (const auto& c : t_.api_calls) {
-      if (c.correlation != 0) calls.emplace_back(c.correlation, c.thread);
-    }
-    std::sort(calls.begin(), calls.end());
-    for (auto& y : t_.synchronizations) {
-      if (y.thread != 0 || y.correlation == 0) continue;
-      const auto it = std::lower_bound(calls.begin(), calls.end(), std::pair{y.correlation, std::uint32_t{0}});
-      if (it != calls.end() && it->first == y.correlation) y.thread = it->second;
     }
   }
 

@@ -24,6 +24,7 @@ enum class event_class : std::uint8_t {
   nvtx,
   mtia_device,   // MTIA device timeline: compute jobs, DMA, event record/wait
   mtia_runtime,  // MTIA host runtime calls
+  cuda_sync,     // CUPTI synchronisation records (torch.profiler 2.1 and later)
 };
 
 event_class classify_category(std::string_view cat) {
@@ -40,6 +41,7 @@ event_class classify_category(std::string_view cat) {
   if (cat == "nvtx" || cat == "NVTX") return event_class::nvtx;
   if (cat == "mtia_ccp_events") return event_class::mtia_device;
   if (cat == "mtia_runtime") return event_class::mtia_runtime;
+  if (cat == "cuda_sync") return event_class::cuda_sync;
   return event_class::skip;
 }
 
@@ -105,6 +107,21 @@ T clamp_to(std::int64_t v) {
   return static_cast<T>(v);
 }
 
+// CUPTI writes "no stream" as -1 or as 0xFFFFFFFF (CUPTI_SYNCHRONIZATION_INVALID_VALUE) in
+// different torch versions.
+std::int32_t stream_or_none(const std::optional<std::int64_t>& v) {
+  if (!v || *v < 0 || *v >= 0xFFFFFFFFll) return -1;
+  return clamp_to<std::int32_t>(*v);
+}
+
+std::optional<sync_kind> sync_kind_from(std::string_view kind) {
+  if (kind == "Event Sync") return sync_kind::event_synchronize;
+  if (kind == "Stream Wait Event") return sync_kind::stream_wait_event;
+  if (kind == "Stream Sync") return sync_kind::stream_synchronize;
+  if (kind == "Context Sync") return sync_kind::context_synchronize;
+  return std::nullopt;
+}
+
 copy_kind copy_from_name(std::string_view name) {
   // "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoD (Device -> Device)", "Memcpy PtoP ..."
   const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
@@ -126,13 +143,18 @@ copy_kind copy_from_direction(std::string_view dir) {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+}  // namespace
+
 // The args fields we use, whatever the category (args can come before cat).
 struct event_args {
   std::optional<std::int64_t> device, stream, correlation, bytes, registers, shared_memory, graph_node, size;
-  std::string_view direction;
+  std::optional<std::int64_t> context, wait_on_stream, wait_on_record, wait_on_event;  // cuda_sync
+  std::string_view direction, sync_kind_name;
   std::uint32_t grid[3] = {0, 0, 0};
   std::uint32_t block[3] = {0, 0, 0};
 };
+
+namespace {
 
 bool read_dim3(ondemand::value& v, std::uint32_t (&out)[3]) {
   ondemand::array arr;
@@ -170,6 +192,15 @@ bool read_args(ondemand::value& v, event_args& a, bool geometry) {
         break;
       case 'c':
         if (key_is(k, "correlation")) a.correlation = integer_value(value);
+        else if (key_is(k, "context")) a.context = integer_value(value);
+        else if (key_is(k, "cuda_sync_kind") && value.get_string().get(a.sync_kind_name) != simdjson::SUCCESS) {
+          a.sync_kind_name = {};
+        }
+        break;
+      case 'w':
+        if (key_is(k, "wait_on_stream")) a.wait_on_stream = integer_value(value);
+        else if (key_is(k, "wait_on_cuda_event_record_corr_id")) a.wait_on_record = integer_value(value);
+        else if (key_is(k, "wait_on_cuda_event_id")) a.wait_on_event = integer_value(value);
         break;
       case 'b':
         if (key_is(k, "bytes")) a.bytes = integer_value(value);
@@ -403,6 +434,9 @@ bool kineto_event_mapper::map(ondemand::value event) {
       out_.api_calls.push_back(c);
       return true;
     }
+    case event_class::cuda_sync:
+      sync(args, name, start, end);
+      return true;
     case event_class::cpu_annotation:
     case event_class::gpu_annotation:
     case event_class::nvtx: {
@@ -423,6 +457,51 @@ bool kineto_event_mapper::map(ondemand::value event) {
     default:
       return true;
   }
+}
+
+void kineto_event_mapper::sync(const event_args& args, std::string_view name, time_ns start, time_ns end) {
+  auto kind = sync_kind_from(args.sync_kind_name);
+  if (!kind) kind = sync_kind_from(name);
+  if (!kind) {
+    count(kineto_problem::unknown_sync);
+    return;
+  }
+  synchronization y;
+  y.kind = *kind;
+  y.start = start;
+  y.end = end;
+  y.correlation = args.correlation && *args.correlation > 0 ? static_cast<std::uint64_t>(*args.correlation) : 0;
+  y.device = args.device ? clamp_to<std::int16_t>(*args.device) : -1;
+  y.context = args.context && *args.context > 0 ? clamp_to<std::uint32_t>(*args.context) : 0;
+  if (y.kind == sync_kind::stream_wait_event || y.kind == sync_kind::stream_synchronize) y.stream = stream_or_none(args.stream);
+  if (y.kind == sync_kind::event_synchronize || y.kind == sync_kind::stream_wait_event) {
+    if (args.wait_on_event && *args.wait_on_event >= 0) y.event = *args.wait_on_event;
+    if (args.wait_on_record && *args.wait_on_record > 0) {
+      y.record_correlation = static_cast<std::uint64_t>(*args.wait_on_record);
+      // The record itself is not an event of the trace: the wait says which call recorded the
+      // event and on which stream, and the call says when.
+      synchronization r;
+      r.kind = sync_kind::event_record;
+      r.correlation = y.record_correlation;
+      r.event = y.event;
+      r.stream = stream_or_none(args.wait_on_stream);
+      r.device = y.device;
+      r.context = y.context;
+      records_.push_back(r);
+    }
+  }
+  out_.synchronizations.push_back(y);
+}
+
+void kineto_event_mapper::add_event_records() {
+  // One row per recording call; complete_synchronizations dates it by that call.
+  std::sort(records_.begin(), records_.end(),
+            [](const synchronization& a, const synchronization& b) { return a.correlation < b.correlation; });
+  records_.erase(std::unique(records_.begin(), records_.end(),
+                             [](const synchronization& a, const synchronization& b) { return a.correlation == b.correlation; }),
+                 records_.end());
+  out_.synchronizations.insert(out_.synchronizations.end(), records_.begin(), records_.end());
+  records_.clear();
 }
 
 void kineto_event_mapper::top_level(std::string_view key, ondemand::document& doc) {
@@ -496,7 +575,10 @@ void kineto_event_mapper::finish(std::string_view file_name) {
     for (auto& c : out_.api_calls) c.start += base_time_, c.end += base_time_;
     for (auto& l : out_.launches) l.start += base_time_;
     for (auto& r : out_.ranges) r.start += base_time_, r.end += base_time_;
+    for (auto& y : out_.synchronizations) y.start += base_time_, y.end += base_time_;
   }
+  add_event_records();
+  complete_synchronizations(out_);
   process_info p;
   p.pid = pid_ >= 0 ? static_cast<std::uint32_t>(pid_) : 0;
   p.name = file_name;
@@ -511,6 +593,7 @@ void kineto_event_mapper::finish(std::string_view file_name) {
       "kernels with ts 0 and dur 0 dropped (Kineto could not place them)",
       "negative durations clamped to 0",
       "entries of traceEvents that are not objects skipped",
+      "cuda_sync events of a kind this reader does not know skipped",
   };
   for (std::size_t i = 0; i < problems_.size(); ++i) {
     if (problems_[i] != 0) out_.warnings.push_back({std::string(messages[i]), problems_[i]});

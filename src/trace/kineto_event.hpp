@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -13,12 +14,15 @@
 
 namespace headroom::trace::detail {
 
+struct event_args;
+
 // Problems counted while reading; each becomes one warning with its count.
 enum class kineto_problem : std::uint8_t {
   missing_time,       // an event we keep without a usable ts or dur
   zero_time_kernel,   // ts 0 and dur 0: Kineto could not place the record
   negative_duration,  // clamped to 0
   not_an_object,      // an entry of traceEvents that is not an object
+  unknown_sync,       // a cuda_sync event whose kind we do not know
   count_
 };
 
@@ -36,6 +40,9 @@ class kineto_event_mapper {
   void finish(std::string_view file_name);
 
  private:
+  void sync(const event_args& args, std::string_view name, time_ns start, time_ns end);
+  void add_event_records();
+
   trace& out_;
   read_options options_;
   std::array<std::uint64_t, static_cast<std::size_t>(kineto_problem::count_)> problems_{};
@@ -46,6 +53,7 @@ class kineto_event_mapper {
   bool hint_cuda_ = false;
   bool hint_rocm_ = false;
   bool hint_mtia_ = false;
+  std::vector<synchronization> records_;  // event records the waits named, dated in finish()
 };
 
 }  // namespace headroom::trace::detail

@@ -95,6 +95,36 @@ void append(trace& into, trace&& from) {
   into.dropped_records += from.dropped_records;
 }
 
+void complete_synchronizations(trace& t) {
+  if (t.synchronizations.empty()) return;
+  struct call_info {
+    std::uint16_t process;
+    std::uint64_t correlation;
+    std::uint32_t thread;
+    time_ns start;
+    time_ns end;
+  };
+  std::vector<call_info> calls;
+  calls.reserve(t.api_calls.size() + t.launches.size());
+  for (const auto& c : t.api_calls) {
+    if (c.correlation != 0) calls.push_back({c.process, c.correlation, c.thread, c.start, c.end});
+  }
+  for (const auto& l : t.launches) calls.push_back({l.process, l.correlation, 0, l.start, l.start});
+  if (calls.empty()) return;
+  const auto key = [](const call_info& c) { return std::pair{c.process, c.correlation}; };
+  const auto less = [&](const call_info& a, const call_info& b) { return key(a) < key(b); };
+  std::sort(calls.begin(), calls.end(), less);
+  for (auto& y : t.synchronizations) {
+    const bool undated = y.kind == sync_kind::event_record && y.start == 0 && y.end == 0;
+    if ((y.thread != 0 && !undated) || y.correlation == 0) continue;
+    const call_info probe{y.process, y.correlation, 0, 0, 0};
+    const auto it = std::lower_bound(calls.begin(), calls.end(), probe, less);
+    if (it == calls.end() || key(*it) != key(probe)) continue;
+    if (y.thread == 0) y.thread = it->thread;
+    if (undated) y.start = it->start, y.end = it->end;
+  }
+}
+
 std::string_view to_string(activity_kind k) {
   switch (k) {
     case activity_kind::kernel: return "kernel";
@@ -133,6 +163,7 @@ std::string_view to_string(sync_kind k) {
     case sync_kind::stream_wait_event: return "stream_wait_event";
     case sync_kind::stream_synchronize: return "stream_synchronize";
     case sync_kind::context_synchronize: return "context_synchronize";
+    case sync_kind::event_record: return "event_record";
   }
   return "?";
 }

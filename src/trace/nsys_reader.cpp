@@ -98,6 +98,7 @@ class nsys_reader {
       read_api_calls("CUPTI_ACTIVITY_KIND_DRIVER", api_kind::driver);
     }
     if (options_.ranges) read_nvtx();
+    read_synchronizations();
     read_devices();
     if (options_.progress) options_.progress(size_bytes_, size_bytes_);
     return std::move(t_);
@@ -329,6 +330,62 @@ class nsys_reader {
       t_.api_calls.push_back(c);
       row_done();
     }
+  }
+
+  // CUpti_ActivitySynchronizationType; ENUM_CUPTI_SYNC_TYPE names them when the file has it.
+  std::optional<sync_kind> sync_kind_of(std::int64_t type, const std::unordered_map<std::int64_t, std::string>& names) {
+    if (auto it = names.find(type); it != names.end()) {
+      const std::string s = squash(it->second);
+      if (ends_with(s, "EVENTSYNCHRONIZE")) return sync_kind::event_synchronize;
+      if (ends_with(s, "STREAMWAITEVENT")) return sync_kind::stream_wait_event;
+      if (ends_with(s, "STREAMSYNCHRONIZE")) return sync_kind::stream_synchronize;
+      if (ends_with(s, "CONTEXTSYNCHRONIZE")) return sync_kind::context_synchronize;
+      return std::nullopt;
+    }
+    switch (type) {
+      case 1: return sync_kind::event_synchronize;
+      case 2: return sync_kind::stream_wait_event;
+      case 3: return sync_kind::stream_synchronize;
+      case 4: return sync_kind::context_synchronize;
+      default: return std::nullopt;
+    }
+  }
+
+  void read_synchronizations() {
+    if (!db_.has_table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) return;
+    std::unordered_map<std::int64_t, std::string> names;
+    if (db_.has_table("ENUM_CUPTI_SYNC_TYPE")) {
+      auto e = select("ENUM_CUPTI_SYNC_TYPE", {"id", "name"}, {"id", "name"});
+      while (e.step()) names[e.int64(0)] = std::string(e.text(1));
+    }
+    auto s = select("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                    {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "syncType",
+                     "eventId"},
+                    {"start", "end", "syncType"});
+    // CUPTI_SYNCHRONIZATION_INVALID_VALUE marks a field the kind does not have.
+    const auto valid = [](std::int64_t v) { return v >= 0 && v < 0xFFFFFFFFll; };
+    std::uint64_t unknown = 0;
+    while (s.step()) {
+      const auto kind = sync_kind_of(s.int64(7), names);
+      if (!kind) {
+        ++unknown;
+        continue;
+      }
+      synchronization y;
+      y.kind = *kind;
+      y.start = s.int64(0);
+      y.end = s.int64(1);
+      clamp(y.start, y.end);
+      y.device = static_cast<std::int16_t>(s.int64(2, -1));
+      y.context = static_cast<std::uint32_t>(std::max<std::int64_t>(s.int64(3), 0));
+      if (const auto stream = s.int64(4, -1); valid(stream)) y.stream = static_cast<std::int32_t>(stream);
+      y.correlation = static_cast<std::uint64_t>(s.int64(5));
+      if (!s.is_null(6)) y.process = process(s.int64(6));
+      if (const auto event = s.int64(8, -1); valid(event)) y.event = event;
+      t_.synchronizations.push_back(y);
+    }
+    if (unknown > 0) t_.warnings.push_back({"synchronisation records of an unknown syncType skipped", unknown});
+    complete_synchronizations(t_);
   }
 
   void read_nvtx() {

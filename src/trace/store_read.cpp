@@ -197,10 +197,11 @@ class store_reader {
 
   void read_synchronizations() {
     static constexpr sync_kind kinds[] = {sync_kind::event_synchronize, sync_kind::stream_wait_event,
-                                          sync_kind::stream_synchronize, sync_kind::context_synchronize};
+                                          sync_kind::stream_synchronize, sync_kind::context_synchronize,
+                                          sync_kind::event_record};
     auto s = db_.prepare(
-        "SELECT start, end, process, thread, device, stream, context, event, correlation, kind FROM synchronizations "
-        "ORDER BY id");
+        "SELECT start, end, process, thread, device, stream, context, event, correlation, kind, record_correlation "
+        "FROM synchronizations ORDER BY id");
     while (s.step()) {
       synchronization y;
       y.start = s.int64(0);
@@ -213,6 +214,7 @@ class store_reader {
       y.event = s.int64(7);
       y.correlation = static_cast<std::uint64_t>(s.int64(8));
       y.kind = parse(path_, "synchronization kind", s.text(9), kinds);
+      y.record_correlation = static_cast<std::uint64_t>(s.int64(10));
       t_.synchronizations.push_back(y);
     }
   }

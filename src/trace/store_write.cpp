@@ -137,7 +137,7 @@ void insert_rest(sqlite::database& db, const trace& t) {
     ranges.step();
   }
 
-  auto syncs = db.prepare("INSERT INTO synchronizations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  auto syncs = db.prepare("INSERT INTO synchronizations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   for (std::size_t i = 0; i < t.synchronizations.size(); ++i) {
     const auto& y = t.synchronizations[i];
     syncs.reset();
@@ -152,6 +152,7 @@ void insert_rest(sqlite::database& db, const trace& t) {
     syncs.bind(9, y.event);
     syncs.bind(10, as_int(y.correlation));
     syncs.bind(11, to_string(y.kind));
+    syncs.bind(12, as_int(y.record_correlation));
     syncs.step();
   }
 

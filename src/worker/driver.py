@@ -261,6 +261,22 @@ def outputs_of(value):
     return values
 
 
+def output_capsules(value):
+    """forward's result as DLPack capsules of its tensors as they are (views, strides and all: no
+    copy), for the check of where they live; or a string saying why it is not a list of tensors.
+    bool travels as a uint8 view of the same memory."""
+    values = outputs_of(value)
+    if isinstance(values, str):
+        return values
+    out = []
+    for t in values:
+        t = t.detach()
+        if t.dtype == torch.bool:
+            t = t.view(torch.uint8)
+        out.append(torch.utils.dlpack.to_dlpack(t))
+    return out
+
+
 _VIEW_OR_ALLOC = {
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "ones",
     "ones_like", "full", "full_like", "view", "_unsafe_view", "reshape", "t", "transpose", "permute",
@@ -332,12 +348,6 @@ def call(model, inputs, record_ops):
 
 def noop(*args):
     return None
-
-
-def host_probe():
-    """A fixed bit of pure Python (~20 us): the sample log times it to compare host speed between
-    worker processes (HEADROOM_EVAL_SAMPLES_TO)."""
-    return sum(range(2000))
 
 
 def current_stream():

@@ -5,6 +5,7 @@
 #include <new>
 #include <vector>
 
+#include "headroom/util/parallel.hpp"
 #include "headroom/worker/device.hpp"
 
 namespace headroom::worker {
@@ -15,6 +16,38 @@ double host_ms() {
 }
 
 namespace {
+
+// bfloat16 <-> float, rounding to nearest even (a NaN stays a NaN).
+float bf16_to_float(std::uint16_t b) {
+  std::uint32_t bits = std::uint32_t{b} << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+std::uint16_t float_to_bf16(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+// Element i of `data` as a double.
+double element(const void* data, dtype type, std::size_t i) {
+  switch (type) {
+    case dtype::f64: return static_cast<const double*>(data)[i];
+    case dtype::f32: return static_cast<const float*>(data)[i];
+    case dtype::f16: return static_cast<double>(static_cast<const _Float16*>(data)[i]);
+    case dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(data)[i]);
+    case dtype::i64: return static_cast<double>(static_cast<const std::int64_t*>(data)[i]);
+    case dtype::i32: return static_cast<const std::int32_t*>(data)[i];
+    case dtype::i16: return static_cast<const std::int16_t*>(data)[i];
+    case dtype::i8: return static_cast<const std::int8_t*>(data)[i];
+    case dtype::u8:
+    case dtype::boolean: return static_cast<const std::uint8_t*>(data)[i];
+  }
+  return 0;
+}
 
 class host_device final : public device {
  public:
@@ -32,6 +65,43 @@ class host_device final : public device {
   void copy_on_device(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   bool equals_host(const void* src, const void* host, std::size_t bytes) override {
     return bytes == 0 || std::memcmp(src, host, bytes) == 0;
+  }
+  void perturbed_copy(void* dst, const void* src, dtype type, std::size_t numel, std::uint64_t seed,
+                      std::uint64_t symmetric_n) override {
+    util::for_each_range(numel, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
+      for (std::size_t i = begin; i < end; ++i) {
+        double f = perturb_factor(seed, factor_index(i, symmetric_n));
+        switch (type) {
+          case dtype::f64: static_cast<double*>(dst)[i] = static_cast<const double*>(src)[i] * f; break;
+          case dtype::f32: static_cast<float*>(dst)[i] = static_cast<float>(static_cast<const float*>(src)[i] * f); break;
+          case dtype::f16:
+            static_cast<_Float16*>(dst)[i] = static_cast<_Float16>(static_cast<float>(static_cast<const _Float16*>(src)[i]) *
+                                                                   static_cast<float>(f));
+            break;
+          case dtype::bf16:
+            static_cast<std::uint16_t*>(dst)[i] =
+                float_to_bf16(bf16_to_float(static_cast<const std::uint16_t*>(src)[i]) * static_cast<float>(f));
+            break;
+          default: return;  // integers are not perturbed
+        }
+      }
+    });
+  }
+  std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) override {
+    std::vector<std::array<double, sketch_width>> partial(util::chunk_count(numel));
+    util::for_each_range(numel, 0, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+      std::array<double, sketch_width> sum{};
+      for (std::size_t i = begin; i < end; ++i) {
+        double v = element(data, type, i);
+        std::uint32_t signs = sketch_signs(seed, i);
+        for (int k = 0; k < sketch_width; ++k) sum[k] += (signs >> k) & 1u ? -v : v;
+      }
+      partial[chunk] = sum;
+    });
+    std::array<double, sketch_width> total{};
+    for (const auto& p : partial)
+      for (int k = 0; k < sketch_width; ++k) total[k] += p[k];
+    return total;
   }
   void set_stream(std::uintptr_t) override {}
   void synchronize() override {}

@@ -31,6 +31,7 @@
 #include "headroom/util/json.hpp"
 #include "headroom/worker/device.hpp"
 #include "worker/dlpack.hpp"
+#include "worker/output_memory.hpp"
 #include "worker/poison.hpp"
 #include "worker/python.hpp"
 #include "worker/thread_pin.hpp"
@@ -228,6 +229,7 @@ class worker {
     if (op == "run") return run(req, payload);
     if (op == "time") return time(req, payload);
     if (op == "compile_baseline") return compile_baseline();
+    if (op == "replay") return replay(req);
     if (op == "flops") return flops(req, payload);
     if (op == "ceilings") return ceilings();
     throw request_error(fmt::format("unknown request {}", op));
@@ -251,7 +253,7 @@ class worker {
       return;
     }
     for (const char* name : {"setup", "import_file", "init_inputs", "build_model", "compile_model", "make_inputs",
-                             "parse_constants", "to_capsules", "from_capsule", "call", "noop", "host_probe", "current_stream", "count_flops",
+                             "parse_constants", "to_capsules", "output_capsules", "from_capsule", "call", "noop", "current_stream", "count_flops",
                              "matmul_rate", "guarded_functions", "changed_functions", "describe_exception",
                              "collect"}) {
       py_ref f(PyObject_GetAttrString(module.get(), name));
@@ -281,6 +283,9 @@ class worker {
     std::string build_dir(req["build_dir"].get_string().value());
     std::string cls(req["class"].get_string().value());
     bool compile_only = req["compile_only"].get_bool().value();
+    // A candidate's outputs must be memory its calls got from the harness's allocators; the
+    // reference's may be views of its inputs (a reshape), which is the problem's business.
+    check_memory_ = cls == "ModelNew";
     py_ref path_arg(PyUnicode_FromString(path.c_str()));
     py_ref dir_arg(PyUnicode_FromString(build_dir.c_str()));
     module_ = call("import_file", {path_arg.get(), dir_arg.get()});
@@ -463,6 +468,56 @@ class worker {
     return b;
   }
 
+  // The blocks the allocators hand out during a candidate's call are logged (output_memory.hpp).
+  void begin_allocation_log() {
+    cpu_allocations().begin();
+    if (poison_) poison_->begin_log();
+  }
+  void end_allocation_log() {
+    cpu_allocations().end();
+    if (poison_) poison_->end_log();
+  }
+
+  // Where the outputs of `value` (forward's result) live: empty when every one is memory the
+  // allocators handed out during the call just logged; otherwise why not. `not_tensor` receives
+  // the message when the result is not tensors at all.
+  std::string foreign_outputs(PyObject* value, std::string& not_tensor) {
+    py_ref caps = call("output_capsules", {value});
+    if (!caps) {
+      python_error e = take_python_error(nullptr);
+      return "its outputs could not be inspected: " + e.message;
+    }
+    if (PyUnicode_Check(caps.get())) {
+      not_tensor = to_string(caps.get());
+      return {};
+    }
+    std::vector<output_extent> extents;
+    for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
+      auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyList_GetItem(caps.get(), i), dlpack::capsule_name));
+      if (!mt) {
+        PyErr_Clear();
+        return fmt::format("output {} could not be inspected", i);
+      }
+      const dlpack::tensor& t = mt->dl_tensor;
+      std::size_t element = t.dtype.bits / 8 * t.dtype.lanes;
+      std::int64_t last = 0;  // the farthest element's offset, in elements
+      bool empty = false;
+      for (std::int32_t d = 0; d < t.ndim; ++d) {
+        if (t.shape[d] == 0) empty = true;
+        std::int64_t stride = t.strides ? t.strides[d] : 1;
+        if (!t.strides)
+          for (std::int32_t e = d + 1; e < t.ndim; ++e) stride *= t.shape[e];
+        if (t.shape[d] > 0) last += (t.shape[d] - 1) * stride;
+      }
+      output_extent x;
+      x.begin = static_cast<const char*>(t.data) + t.byte_offset;
+      x.bytes = empty ? 0 : static_cast<std::size_t>(last + 1) * element;
+      x.on_device = t.dev.type == dlpack::cuda;
+      extents.push_back(x);
+    }
+    return check_output_memory(extents, cpu_allocations(), poison_.get());
+  }
+
   void set_poison(int byte) {
     set_cpu_poison(dev_->is_cuda() ? -1 : byte);
     if (poison_) poison_->set(byte);
@@ -492,7 +547,9 @@ class worker {
     phase.emplace("worker: forward returned");
     int threads_before = count_threads();
     set_poison(poison);
+    begin_allocation_log();
     py_ref result = call("call", {model_.get(), args_list.get(), record.get()});
+    end_allocation_log();
     set_poison(-1);
     if (!result) return reply_python_error("runtime_error");
     phase.emplace("worker: forward's device work done");
@@ -527,6 +584,11 @@ class worker {
                                      tampered_json(), ops_json);
     if (PyUnicode_Check(outputs))
       return reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(to_string(outputs)), common));
+    if (check_memory_) {
+      std::string not_tensor;
+      if (std::string foreign = foreign_outputs(outputs, not_tensor); !foreign.empty())
+        return reply(fmt::format(R"("ok":true,"foreign":{},"outputs":[],{})", json_string(foreign), common));
+    }
     std::vector<std::byte>& out_payload = outputs_;  // its pages are mapped after the first call
     out_payload.clear();
     std::string out_metas;
@@ -556,6 +618,7 @@ class worker {
     for (const auto& set : sets)
       for (const meta& m : set) total += m.bytes;
     if (total != payload.size()) throw request_error("the timing sets' sizes do not add up to the payload");
+    timing_sets_ = sets;
     stopping_rule rule;
     rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
     rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
@@ -571,20 +634,17 @@ class worker {
     if (req["cpu"].get_int64().get(cpu)) cpu = -1;
     std::optional<thread_pin> pin;
 
-    // Pristine copies of every set on the device; each sample copies one into fresh buffers.
-    std::vector<std::vector<void*>> pristine(sets.size());
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < sets.size(); ++k)
-      for (const meta& m : sets[k]) {
-        void* p = dev_->allocate(m.bytes);
-        if (m.bytes) dev_->copy_to_device(p, payload.data() + at, m.bytes);
-        pristine[k].push_back(p);
-        at += m.bytes;
-      }
-    auto release = [&] {
-      for (auto& v : pristine)
-        for (void* p : v) dev_->release(p);
-    };
+    // Every call gets fresh inputs (docs/eval.md, "Integrity inside the worker"): the parent names
+    // each call's input set and seed only when the call is about to run, and every floating input
+    // is the set's pristine copy with each element multiplied by a factor drawn from that seed.
+    // symmetric[m]: input m is n x n in its last two dims and symmetric (its factors are too).
+    std::vector<std::uint64_t> symmetric;
+    if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
+      for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
+    std::uint64_t sketch_seed = 0;
+    if (req["sketch_seed"].get_uint64().get(sketch_seed)) sketch_seed = 0;
+    pristine_sets pristine = upload_sets(sets, payload);
+    auto release = [&] { release_sets(pristine); };
 
     // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
     bool hold = false;
@@ -606,21 +666,6 @@ class worker {
       return empty_call{median_of(walls), median_of(tails)};
     };
     empty_call empty = measure_empty_call(hold);
-    // This process's host speed: a fixed bit of Python, 21 times, logged before the samples as
-    // sample -1 and after them as sample -2 (its median in the host column, the CPU it ran on last).
-    auto log_host_probe = [&](int as_sample) {
-      if (!sample_log_) return;
-      py_ref probe = fn("host_probe");
-      std::vector<double> probe_ms;
-      for (int i = 0; i < 21; ++i) {
-        double t0 = host_ms();
-        py_ref r(PyObject_CallNoArgs(probe.get()));
-        probe_ms.push_back(host_ms() - t0);
-      }
-      fmt::print(sample_log_.get(), "{}\t{}\t0\t0\t{:.5f}\t0\t1\t0\t{}\t{:.3f}\n", time_requests_, as_sample,
-                 median_of(probe_ms), sched_getcpu(), host_ms() / 1000);
-    };
-    log_host_probe(-1);
 
     std::mt19937_64 rng(std::random_device{}());
     sample_set samples;
@@ -628,29 +673,44 @@ class worker {
     int dropped = 0;
     std::vector<std::byte>& out_payload = outputs_;
     out_payload.clear();
-    std::string checked;
+    std::string checked, calls;
     double checked_bytes = 0;
     double begin = host_ms();
     for (int i = 0;; ++i) {
       if (i == warmup && cpu >= 0) pin.emplace(static_cast<int>(cpu));
-      std::size_t k = static_cast<std::size_t>(i) % sets.size();
-      std::vector<const void*> srcs(pristine[k].begin(), pristine[k].end());
-      built_inputs in = build_inputs(sets[k], nullptr, true, &srcs);
+      call_plan plan = ask_call(i, sets.size());
+      built_inputs in = fresh_inputs(sets[plan.set], pristine[plan.set], plan.seed, symmetric);
       dev_->flush_caches();
+      // The parent notes the call's start and end by its own clock (timing_log.hpp).
+      simdjson::dom::parser announce;
+      ask_parent(announce, "start", i);
+      begin_allocation_log();
       dev_->start_timer(hold);
       py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
       dev_->call_returned();
+      end_allocation_log();
       if (!result) {
         dev_->stop_timer();  // opens the gate
         release();
         return reply_python_error("runtime_error");
       }
       device::times t = dev_->stop_timer();
+      ask_parent(announce, "done", i);
+      // Every timed call's result is checked as a checked call's is: tensors, in memory the call
+      // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
+      if (check_memory_) {
+        std::string not_tensor;
+        std::string foreign = foreign_outputs(result.get(), not_tensor);
+        if (!not_tensor.empty() || !foreign.empty()) {
+          release();
+          return reply(fmt::format(R"("ok":true,"{}":{},"call":{})", not_tensor.empty() ? "foreign" : "invalid",
+                                   json_string(not_tensor.empty() ? foreign : not_tensor), i));
+        }
+      }
       if (t.hold_timed_out) {
         ++hold_timeouts;
         // A first call may wait for the device once: a library's handle or workspace made on first
-        // use synchronises it (a fresh worker's first timing, session 10). A timeout in the warm-up
-        // is tried again once.
+        // use synchronises it. A timeout in the warm-up is tried again once.
         if (i < warmup && hold_timeouts == 1) continue;
         // The call waited for its own stream (or dispatched for longer than the gate waits): it
         // cannot be timed with held launches. This sample is discarded; the rest are timed with
@@ -658,6 +718,7 @@ class worker {
         hold = false;
         empty = measure_empty_call(false);
         samples = sample_set{};
+        calls.clear();
         continue;
       }
       bool warm = i < warmup;
@@ -672,59 +733,206 @@ class worker {
       // many drops as kept samples (and at least 20) the samples are kept and the count says so.
       bool throttled = mhz && clock_limit && mhz < clock_limit * 3 / 4 && dropped < std::max(20, samples.size());
       if (!warm && throttled) ++dropped;
-      if (!warm && !throttled) samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
-      // Which timed outputs go back to be compared is decided here, unseen by the candidate: the
-      // first one, then at random within the byte budget.
+      if (!warm && !throttled) {
+        samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
+        // Each kept call with its times and the sketch of its outputs: the parent bounds the times
+        // by its own clock and checks sketches of calls it picks afterwards against the reference.
+        std::string sketch = sketch_seed ? sketch_outputs(result.get(), sketch_seed) : "[]";
+        calls += fmt::format(R"({}{{"call":{},"event_ms":{},"host_ms":{},"wall_ms":{},"tail_ms":{},"sketch":{}}})",
+                             calls.empty() ? "" : ",", i, t.event_ms, t.host_ms, t.wall_ms, t.tail_ms, sketch);
+      }
+      // Which timed outputs come back whole is decided here: the first one, then at random within
+      // the byte budget. Any other kept call may be checked through its sketch.
       bool check = false;
-      if (check_outputs && !warm) {
+      if (check_outputs && !warm && !throttled) {
         double p = checked.empty() ? 1.0 : std::min(1.0, check_budget / std::max(1.0, checked_bytes + 1) / 4);
         check = checked.empty() || (checked_bytes < check_budget && std::uniform_real_distribution<>(0, 1)(rng) < p);
       }
-      if (sample_log_)
-        fmt::print(sample_log_.get(), "{}\t{}\t{:.3f}\t{:.5f}\t{:.5f}\t{:.5f}\t{}\t{}\t{}\t{:.3f}\t{}\t{}\n", time_requests_, i,
-                   host_ms() - begin, t.event_ms, t.host_ms, t.wall_ms, warm ? 1 : 0, mhz, sched_getcpu(),
-                   host_ms() / 1000, check ? 1 : 0, t.held ? 1 : 0);
       if (check) {
-        py_ref list(PyList_New(0));
-        if (PyTuple_Check(result.get()) || PyList_Check(result.get())) {
-          py_ref seq(PySequence_List(result.get()));
-          list = seq;
-        } else {
-          PyList_Append(list.get(), result.get());
-        }
         std::string metas;
         std::size_t before = out_payload.size();
-        if (!read_tensors(list.get(), out_payload, metas)) {
+        if (!read_result_tensors(result.get(), out_payload, metas)) {
           release();
           return reply_python_error("runtime_error");
         }
         checked_bytes += static_cast<double>(out_payload.size() - before);
-        checked += fmt::format(R"({}{{"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", k, metas);
+        checked += fmt::format(R"({}{{"call":{},"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", i, plan.set, metas);
       }
       double elapsed = (host_ms() - begin) / 1000.0;
       if (!warm && samples.done(rule, elapsed)) break;
       if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
     }
     release();
-    log_host_probe(-2);
     ++time_requests_;
-    if (sample_log_) std::fflush(sample_log_.get());  // a worker is often ended, not exited
     timing_summary s = samples.summarize(empty);
-    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"checked":[{}],"tampered":{})",
+    reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
                       s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
                       s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
                       json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
-                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), checked,
+                      empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), calls, checked,
                       tampered_json()),
           out_payload);
+  }
+
+  // A call's plan, from the parent: which input set, and the seed of its fresh inputs.
+  struct call_plan {
+    std::size_t set = 0;
+    std::uint64_t seed = 0;
+  };
+  // A question to the parent within a request; its answer, parsed into `parser`.
+  simdjson::dom::element ask_parent(simdjson::dom::parser& parser, const char* what, int call) {
+    if (!write_message(out_, sandbox::message{fmt::format(R"({{"nonce":{},"ask":"{}","call":{}}})", json_string(nonce_),
+                                                          what, call),
+                                              {}}))
+      std::_Exit(4);
+    read_result r = read_message(in_, std::nullopt);
+    if (r.status != read_status::ok) std::_Exit(r.status == read_status::closed ? 0 : 3);
+    simdjson::dom::element doc;
+    if (parser.parse(r.msg.header).get(doc)) throw request_error("the parent's answer to a question is not JSON");
+    return doc;
+  }
+  call_plan ask_call(int call, std::size_t sets) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = ask_parent(parser, "call", call);
+    call_plan plan;
+    plan.set = static_cast<std::size_t>(doc["set"].get_uint64().value());
+    plan.seed = doc["seed"].get_uint64().value();
+    if (plan.set >= sets) throw request_error("the parent named an input set that was not sent");
+    return plan;
+  }
+
+  // The timing sets' pristine copies on the device; each call makes its fresh inputs from one.
+  using pristine_sets = std::vector<std::vector<void*>>;
+  pristine_sets upload_sets(const std::vector<std::vector<meta>>& sets, const std::vector<std::byte>& payload) {
+    pristine_sets pristine(sets.size());
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < sets.size(); ++k)
+      for (const meta& m : sets[k]) {
+        void* p = dev_->allocate(m.bytes);
+        if (m.bytes) dev_->copy_to_device(p, payload.data() + at, m.bytes);
+        pristine[k].push_back(p);
+        at += m.bytes;
+      }
+    return pristine;
+  }
+  void release_sets(pristine_sets& pristine) {
+    for (auto& v : pristine)
+      for (void* p : v) dev_->release(p);
+    pristine.clear();
+  }
+
+  // A call's inputs: every floating tensor of the pristine set perturbed under the call's seed
+  // (fresh_inputs.hpp), every other tensor copied as it is.
+  built_inputs fresh_inputs(const std::vector<meta>& set, const std::vector<void*>& pristine, std::uint64_t seed,
+                            const std::vector<std::uint64_t>& symmetric) {
+    std::vector<const void*> srcs(pristine.begin(), pristine.end());
+    built_inputs in = build_inputs(set, nullptr, true, &srcs);
+    for (std::size_t m = 0; m < set.size(); ++m) {
+      if (!is_floating(set[m].type) || set[m].bytes == 0) continue;
+      std::size_t numel = set[m].bytes / dtype_size(set[m].type);
+      dev_->perturbed_copy(in.data[m], pristine[m], set[m].type, numel, input_seed(seed, m),
+                           m < symmetric.size() ? symmetric[m] : 0);
+    }
+    return in;
+  }
+
+  // The sketches of a result's outputs, as JSON: one array of sketch_width numbers per output (null
+  // for a value that is not finite).
+  std::string sketch_outputs(PyObject* result, std::uint64_t seed) {
+    py_ref list = result_list(result);
+    py_ref caps = call("to_capsules", {list.get()});
+    if (!caps) {
+      PyErr_Clear();
+      return "[]";
+    }
+    std::string out = "[";
+    for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
+      PyObject* item = PyList_GetItem(caps.get(), i);
+      auto type = parse_dtype(to_string(PyTuple_GetItem(item, 0)));
+      auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyTuple_GetItem(item, 1), dlpack::capsule_name));
+      if (!mt || !type) {
+        PyErr_Clear();
+        return "[]";
+      }
+      const dlpack::tensor& t = mt->dl_tensor;
+      std::size_t numel = 1;
+      for (std::int32_t d = 0; d < t.ndim; ++d) numel *= static_cast<std::size_t>(t.shape[d]);
+      auto v = dev_->sketch(static_cast<const char*>(t.data) + t.byte_offset, *type == dtype::boolean ? dtype::u8 : *type,
+                            numel, seed);
+      out += i ? ",[" : "[";
+      for (std::size_t k = 0; k < v.size(); ++k)
+        out += (k ? "," : "") + (std::isfinite(v[k]) ? fmt::format("{:.17g}", v[k]) : std::string("null"));
+      out += "]";
+    }
+    return out + "]";
+  }
+
+  // forward's result as a Python list of its outputs.
+  py_ref result_list(PyObject* result) {
+    if (PyTuple_Check(result) || PyList_Check(result)) return py_ref(PySequence_List(result));
+    py_ref list(PyList_New(0));
+    PyList_Append(list.get(), result);
+    return list;
+  }
+  bool read_result_tensors(PyObject* result, std::vector<std::byte>& payload, std::string& metas) {
+    py_ref list = result_list(result);
+    return read_tensors(list.get(), payload, metas);
   }
 
   void compile_baseline() {
     py_ref compiled = call("compile_model", {model_.get()});
     if (!compiled) return reply_python_error("runtime_error");
     if (compiled.get() == Py_None) return reply(R"("ok":true,"available":false)");
+    if (!eager_model_) eager_model_ = model_;  // replays run the eager model
     model_ = compiled;
     reply(R"("ok":true,"available":true)");
+  }
+
+  // The reference's side of the check of timed calls (docs/eval.md, "Integrity inside the worker"):
+  // calls of a candidate's timing run again here, on the same fresh inputs (the same sets, kept from
+  // this worker's own timing, and the same seeds), with the eager model; for each, the sketch of
+  // the outputs, and for those asked whole, the outputs themselves.
+  void replay(simdjson::dom::element req) {
+    py_ref model = eager_model_ ? eager_model_ : model_;
+    if (!model) throw request_error("no model loaded");
+    if (timing_sets_.empty()) throw request_error("no timing sets kept to replay on");
+    std::vector<std::uint64_t> symmetric;
+    if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
+      for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
+    std::uint64_t sketch_seed = req["sketch_seed"].get_uint64().value();
+    pristine_sets pristine = upload_sets(timing_sets_, timing_inputs_);
+    std::vector<std::byte>& out_payload = outputs_;
+    out_payload.clear();
+    std::string sketches, whole;
+    simdjson::dom::array list = req["calls"].get_array().value();
+    for (simdjson::dom::element c : list) {
+      auto set = static_cast<std::size_t>(c["set"].get_uint64().value());
+      std::uint64_t seed = c["seed"].get_uint64().value();
+      bool full = false;
+      if (c["whole"].get_bool().get(full)) full = false;
+      if (set >= timing_sets_.size()) {
+        release_sets(pristine);
+        throw request_error("a replay names an input set that was not kept");
+      }
+      built_inputs in = fresh_inputs(timing_sets_[set], pristine[set], seed, symmetric);
+      py_ref result(PyObject_CallObject(model.get(), in.tuple.get()));
+      if (!result) {
+        release_sets(pristine);
+        return reply_python_error("runtime_error");
+      }
+      dev_->synchronize();
+      sketches += (sketches.empty() ? "" : ",") + sketch_outputs(result.get(), sketch_seed);
+      std::string metas;
+      if (full) {
+        if (!read_result_tensors(result.get(), out_payload, metas)) {
+          release_sets(pristine);
+          return reply_python_error("runtime_error");
+        }
+      }
+      whole += fmt::format("{}[{}]", whole.empty() ? "" : ",", metas);
+    }
+    release_sets(pristine);
+    reply(fmt::format(R"("ok":true,"sketches":[{}],"outputs":[{}])", sketches, whole), out_payload);
   }
 
   // kept_sets: on the first set of the previous timing request (its leading bytes), not the payload.
@@ -764,6 +972,8 @@ class worker {
   unsigned long long failed_before_ = 0;
   std::map<std::string, py_ref, std::less<>> functions_;
   py_ref module_, model_, snapshot_;
+  py_ref eager_model_;  // the reference's eager model once compile_baseline replaced model_ (replays)
+  std::vector<std::vector<meta>> timing_sets_;  // the metas of the sets in timing_inputs_
   py_ref constants_;                      // [(position, value)]: the forward's non-tensor arguments
   std::vector<std::byte> inputs_;         // the last inputs request's tensors, or the last run's inputs
   std::vector<std::byte> timing_inputs_;  // the last timing request's sets
@@ -771,23 +981,7 @@ class worker {
   std::vector<std::byte> spare_;          // a payload buffer to read the next request into
   int calls_ = 0;
   int time_requests_ = 0;
-  // A diagnostic: HEADROOM_EVAL_SAMPLES_TO=DIR writes every timed sample of this worker to
-  // DIR/samples-<pid>.tsv (request, sample, ms since the request began, event, host call and wall
-  // ms, warm-up, SM MHz, the CPU the worker ran on after the sample, seconds on the machine's
-  // monotonic clock, 1 when the sample's outputs were read back to be checked, 1 when its launches
-  // were held (session 11 on); sample -1 is a
-  // fixed bit of Python timed before the request's samples and -2 after them, its median in the
-  // host column), to see when in a run slow samples come, whether
-  // the processes of a run were slow at the same time, and whether a slow process's host time goes
-  // with where it ran.
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> sample_log_{open_sample_log(), [](std::FILE* f) {
-                                                                return f ? std::fclose(f) : 0;
-                                                              }};
-  static std::FILE* open_sample_log() {
-    const char* dir = std::getenv("HEADROOM_EVAL_SAMPLES_TO");
-    if (!dir || !*dir) return nullptr;
-    return std::fopen(fmt::format("{}/samples-{}.tsv", dir, getpid()).c_str(), "a");
-  }
+  bool check_memory_ = false;  // the outputs' memory is checked (a candidate's worker)
 };
 
 // The channel moves to high, close-on-exec descriptors and stdout becomes stderr: whatever the

@@ -12,6 +12,9 @@ cuda_poison::cuda_poison(const std::string& path) {
   if (!h) return;
   set_ = reinterpret_cast<void (*)(int)>(dlsym(h, "headroom_set_poison"));
   failed_ = reinterpret_cast<unsigned long long (*)()>(dlsym(h, "headroom_failed_allocations"));
+  log_ = reinterpret_cast<void (*)(int)>(dlsym(h, "headroom_log_allocations"));
+  holds_ = reinterpret_cast<int (*)(const void*, std::size_t)>(dlsym(h, "headroom_allocated_during_call"));
+  blocks_ = reinterpret_cast<std::size_t (*)()>(dlsym(h, "headroom_logged_blocks"));
 }
 
 }  // namespace headroom::worker

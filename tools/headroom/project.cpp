@@ -1,18 +1,28 @@
 // headroom project TRACE...: what a kernel speedup buys end to end (Amdahl over the trace).
 #include "command.hpp"
+#include "join_options.hpp"
 #include "trace_options.hpp"
 #include "headroom/analyze/inputs.hpp"
+#include "headroom/project/replay_export.hpp"
+#include "headroom/project/replay_report.hpp"
 #include "headroom/project/what_if.hpp"
 #include "headroom/report/analysis_output.hpp"
+#include "headroom/report/replay_output.hpp"
+#include "headroom/report/join_output.hpp"
+#include "headroom/util/error.hpp"
 
 namespace headroom::cli {
 namespace {
 
-struct project_args : trace_args {
+struct project_args : trace_args, join_args {
   std::vector<std::string> speedup;
   std::vector<std::string> categories;
   std::vector<std::string> kernels;
+  std::vector<std::filesystem::path> results;
+  std::vector<std::filesystem::path> speedups;
   bool json = false;
+  bool replay = false;
+  std::string replay_trace;
 };
 
 constexpr const char* project_help = R"(Project the end-to-end speedup of faster kernels (Amdahl, per part).
@@ -23,11 +33,46 @@ window over the wall clock; parts combine term by term: S = 1 / (1 - sum f_i + s
 Categories of non-addressable kernels are allowed (what if cuBLAS got faster?). Parts that overlap
 in time on other streams make the bound optimistic; see docs/method.md.
 
+--replay also replays each step from the trace's launches, streams and synchronisations with those
+kernels shrunk, and prints per step the measured wall clock, the replay with nothing shrunk (its
+error against the measurement), the replay shrunk and Amdahl's figure beside it, with how much of
+Amdahl's saving overlap, launch-bound GPU idle and other idle take back (docs/method.md, "Replay").
+A trace without host activity (no launch calls) gets Amdahl's figure and a note saying so.
+
+With --results (a store written by `headroom eval`) or --speedups (a CSV of published figures or of a
+distribution), the measured speedups are joined to the trace instead: each evaluated problem's
+category (data/problems/categories.toml) says which addressable kernels its speedups replace, and
+three estimates of the wall clock saved come out, each with a bootstrap interval over problems:
+the published formula f * win rate * (1 - 1/median win speedup), the expectation over the
+distribution (a wrong or slower candidate counts as 1x), and the best candidate per problem.
+
 Examples:
   headroom project trace.json.gz --speedup 1.5
-  headroom project trace.json.gz --category gemm=1.2 --kernel 'triton_.*=2' --speedup 1.1)";
+  headroom project trace.json.gz --category gemm=1.2 --kernel 'triton_.*=2' --speedup 1.1
+  headroom project trace.json.gz --speedup 2 --replay --replay-trace replayed.json
+  headroom project trace.json.gz --results kb.sqlite --source gpt-5/level1
+  headroom project trace.json.gz --speedups data/results/published-figures.csv)";
+
+int run_measured(const project_args& a) {
+  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty()) {
+    throw input_error("--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
+  }
+  const auto sources = project::read_sources(
+      {a.results, a.speedups, a.problem_categories, a.source.empty() ? std::nullopt : std::optional(a.source)});
+  const auto jo = to_join_options(a);
+  const auto classifier = classify::classifier::with_user_rules(a.rules);
+  const auto p = project::project_measured(analyze::read_traces(a.traces), classifier, to_analyze_options(a), sources, jo);
+  output_stream stream(a.output);
+  if (a.json) {
+    report::write_json(stream.get(), p);
+  } else {
+    report::write_console(stream.get(), p);
+  }
+  return 0;
+}
 
 int run_project(const project_args& a) {
+  if (!a.results.empty() || !a.speedups.empty()) return run_measured(a);
   const auto o = to_analyze_options(a);
   std::vector<project::speedup_rule> rules;
   for (const auto& k : a.kernels) rules.push_back(project::parse_kernel_speedup(k));
@@ -36,11 +81,24 @@ int run_project(const project_args& a) {
   if (rules.empty()) rules.push_back(project::parse_addressable_speedup("inf"));
 
   const auto classifier = classify::classifier::with_user_rules(a.rules);
+  output_stream stream(a.output);
+  std::ostream& out = stream.get();
+  if (a.replay || !a.replay_trace.empty()) {
+    const auto trace = analyze::read_traces(a.traces, analyze::host_calls::whole);
+    const auto p = project::project_replay(trace, classifier, o, rules);
+    if (!a.replay_trace.empty() && p.support.has_host_activity) {
+      project::write_replay_chrome_trace(trace, p.graph, p.shrunk_timeline, p.shrink, a.replay_trace);
+    }
+    if (a.json) {
+      report::write_json(out, p);
+    } else {
+      report::write_console(out, p);
+    }
+    return 0;
+  }
   const auto trace = analyze::read_traces(a.traces);
   const auto p = project::project_amdahl(trace, classifier, o, rules);
 
-  output_stream stream(a.output);
-  std::ostream& out = stream.get();
   if (a.json) {
     report::write_json(out, p);
   } else {
@@ -60,7 +118,15 @@ const command_registration registration{{"project", 40, [](CLI::App& app) -> std
   sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (gemm=1.5)")->allow_extra_args(false);
   sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('triton_.*=2')")
       ->allow_extra_args(false);
+  sub->add_option("--results", args->results, "a results store written by headroom eval: join its measured speedups; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--speedups", args->speedups, "a CSV of published figures or of a distribution (docs/method.md); repeatable")
+      ->allow_extra_args(false);
+  add_join_options(sub, *args);
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_flag("--replay", args->replay, "also replay each step with the kernels shrunk (launches, streams, synchronisations)");
+  sub->add_option("--replay-trace", args->replay_trace,
+                  "with --replay: write the measured and the replayed (shrunk) timelines to FILE as Chrome/Perfetto JSON");
   return [args] { return run_project(*args); };
 }}};
 

@@ -32,6 +32,9 @@ struct analyze_options {
   int warmup_steps = 1;  // whole steps (or repeating units) skipped at the start when >= 2 remain
   std::size_t top_kernels = 15;
   std::vector<activity_group> groups;
+  // Fill timeline_report::attributed (a stacked bar of the window; attribution.hpp). Off by default:
+  // it keeps a heap of running activities per timeline.
+  bool attribute_wall_clock = false;
 };
 
 // Parses --window: "steady", "whole", or "START:END" with each bound in ns or with a unit
@@ -70,6 +73,9 @@ struct timeline_report {
   std::array<busy_share, classify::provenance_count> by_provenance{};
   std::vector<busy_share> groups;         // one per analyze_options::groups
   std::vector<kernel_row> top_kernels;
+  // The busy time given to each [provenance][category], overlaps split evenly (attribution.hpp), in
+  // ns; adds up to busy_all. Zero unless analyze_options::attribute_wall_clock.
+  std::array<std::array<double, classify::category_count>, classify::provenance_count> attributed{};
   // Shares of the wall clock.
   double addressable_fraction() const;
   double addressable_exclusive_fraction() const;
@@ -88,5 +94,10 @@ struct analysis_report {
 };
 
 analysis_report analyze(const trace::trace& t, const classify::classifier& c, const analyze_options& o);
+
+// The group (index into `groups`) each activity belongs to, -1 for none: the first group that takes
+// it, as analyze() measures them. Throws input_error on a bad name pattern.
+std::vector<std::int16_t> assign_groups(const trace::trace& t, const classify::classifier& c,
+                                        const std::vector<activity_group>& groups);
 
 }  // namespace headroom::analyze

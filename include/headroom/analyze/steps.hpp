@@ -1,5 +1,6 @@
 #pragma once
 // Step markers (ProfilerStep#N, NVTX "step N") turned into a window on one device's timeline.
+#include <limits>
 #include <optional>
 #include <regex>
 #include <string>
@@ -33,7 +34,11 @@ class step_finder {
     trace::string_id name;
     time_ns start;
     time_ns end;
+    // The activities that start first and end last (launch correlation only; else no_activity).
+    std::uint32_t first = no_activity;
+    std::uint32_t last = no_activity;
   };
+  static constexpr std::uint32_t no_activity = std::numeric_limits<std::uint32_t>::max();
   // An api call or a launch pair, by index into api_calls then launches.
   struct call {
     time_ns start;

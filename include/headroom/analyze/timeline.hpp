@@ -8,6 +8,8 @@
 
 namespace headroom::analyze {
 
+using trace::time_ns;
+
 struct timeline {
   std::uint16_t process = 0;
   std::int16_t device = -1;
@@ -16,5 +18,11 @@ struct timeline {
 
 // Timelines ordered by process, then device.
 std::vector<timeline> split_timelines(const trace::trace& t);
+
+// The activity (index into trace::activities) that starts first at or after `at` on the timeline,
+// or the timeline's last one when none does; the timeline must not be empty.
+std::uint32_t first_starting_at(const trace::trace& t, const timeline& tl, time_ns at);
+// The activity of the timeline that ends last at or before `at` (the last ending one when none does).
+std::uint32_t last_ending_by(const trace::trace& t, const timeline& tl, time_ns at);
 
 }  // namespace headroom::analyze

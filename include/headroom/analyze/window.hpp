@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "headroom/trace/model.hpp"
 
@@ -16,6 +17,13 @@ enum class window_mode { steady_state, whole, explicit_bounds };
 // How the window was chosen, in words a reader can check.
 enum class window_source { step_markers, repeating_unit, whole_span, explicit_bounds };
 
+// A step's edge on a timeline, as the activity that marks it: its start, or for `at_end` its end
+// (the close of a window measured to its last activity). Trace replay reads steps from these.
+struct step_boundary {
+  std::uint32_t activity = 0;  // index into trace::activities
+  bool at_end = false;
+};
+
 struct window {
   time_ns start = 0;
   time_ns end = 0;
@@ -23,6 +31,9 @@ struct window {
   int steps = 0;            // steps or repeating units inside the window (0 for whole/explicit)
   int skipped_warmup = 0;   // steps or units skipped before it
   std::string description;  // "steps ProfilerStep#3..#7 (5 steps; 1 skipped as warm-up)"
+  // Step i runs from boundaries[i] to boundaries[i + 1]; the first marks `start` and the last `end`.
+  // A whole or explicit window is one step; empty when no activity marks the window.
+  std::vector<step_boundary> boundaries;
   time_ns length() const { return end - start; }
 };
 

@@ -41,6 +41,10 @@ double float16_value(std::uint16_t bits);
 std::uint16_t bfloat16_bits(double x);
 double bfloat16_value(std::uint16_t bits);
 
+// n when the tensor is floating, n x n in its last two dimensions (n >= 2) and symmetric there, exactly,
+// in every batch; else 0. The fresh inputs of timed calls keep such a tensor symmetric.
+std::uint64_t symmetric_size(const tensor& t);
+
 // Throws headroom::input_error when the bytes do not hold numel() elements of the dtype or a
 // dimension is negative; `what` names the tensor in the message ("output 0 of the candidate").
 void validate(const tensor& t, std::string_view what);

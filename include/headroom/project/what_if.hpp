@@ -41,9 +41,14 @@ struct projection {
   std::vector<double> at_reference;
 };
 
-// A kernel belongs to the first rule that takes it: kernel patterns first, then categories, then
-// the addressable rest; so parts never share a kernel (they may still overlap in time on other
-// streams, which docs/method.md names as this bound's optimism).
+// The order in which rules take kernels: kernel patterns first, then categories, then the
+// addressable rest (a kernel belongs to the first that takes it), and those rules as analysis groups.
+std::vector<const speedup_rule*> rules_in_order(const std::vector<speedup_rule>& rules);
+std::vector<analyze::activity_group> rule_groups(const std::vector<const speedup_rule*>& ordered);
+
+// A kernel belongs to the first rule that takes it (rules_in_order), so parts never share a kernel
+// (they may still overlap in time on other streams, which docs/method.md names as this bound's
+// optimism).
 projection project_amdahl(const trace::trace& t, const classify::classifier& c, analyze::analyze_options o,
                           const std::vector<speedup_rule>& rules);
 

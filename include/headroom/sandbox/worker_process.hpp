@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <simdjson.h>
 
 #include "headroom/sandbox/channel.hpp"
 #include "headroom/sandbox/policy.hpp"
@@ -49,14 +52,22 @@ class worker_process {
   // and its payload, gathered from `parts`, and waits for the answer until `timeout`. On timeout
   // the process group is killed. The answer's payload is read into a buffer from `take` (see
   // read_message), when given.
+  //
+  // While it works on a request, the worker may ask the parent something (a message with an "ask"
+  // field, the nonce on it too): `on_ask` gets the parsed question and returns the fields of the
+  // reply (JSON without braces), sent back at once; the request's answer is the first message
+  // without "ask". Without `on_ask`, a question is an answer like any other.
+  using ask_handler = std::function<std::string(simdjson::dom::element question)>;
   worker_reply request(const std::string& header, std::span<const std::span<const std::byte>> parts,
-                       std::chrono::duration<double> timeout, const buffer_source& take = {});
+                       std::chrono::duration<double> timeout, const buffer_source& take = {},
+                       const ask_handler& on_ask = {});
   // Asks the worker to end, then reaps it (killing it after a grace period).
   void stop();
   // The last `bytes` of the worker's log.
   std::string log_tail(std::size_t bytes = 4000) const;
   const std::string& nonce() const { return nonce_; }
   bool isolated() const { return control_ >= 0; }
+  bool alive() const { return !dead_; }
   // Stops (SIGSTOP) or continues every process of an isolated worker's sandbox, and waits until it
   // is done; nothing for a worker that is not isolated or has ended. False when the sandbox did not
   // answer within a second.

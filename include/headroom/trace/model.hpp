@@ -108,21 +108,27 @@ enum class sync_kind : std::uint8_t {
   stream_wait_event,    // cudaStreamWaitEvent: a stream waits for an event; the host does not wait
   stream_synchronize,   // cudaStreamSynchronize: the host waits for a stream
   context_synchronize,  // cudaDeviceSynchronize, cuCtxSynchronize: the host waits for the device
+  event_record,         // cudaEventRecord: the event marks the work enqueued on `stream` so far; nobody waits
 };
 
-// A CUDA synchronisation: where the host waited for the GPU, or where one stream waits for work
-// another stream recorded in an event. What trace replay needs to keep the order the program had.
+// A CUDA synchronisation: where the host waited for the GPU, where one stream waits for work
+// another stream recorded in an event, or where that event was recorded. What trace replay needs to
+// keep the order the program had.
 struct synchronization {
   time_ns start = 0;
   time_ns end = 0;
-  std::uint64_t correlation = 0;  // links to the api_call that synchronised; 0 when unknown
-  std::int64_t event = -1;        // CUDA event id (event synchronize, stream wait event); -1 when none
+  std::uint64_t correlation = 0;  // links to the api_call that synchronised (or recorded); 0 when unknown
+  std::int64_t event = -1;        // CUDA event id (event record, synchronize, stream wait event); -1 when none
   std::uint32_t context = 0;      // CUDA context id; 0 when unknown
   std::uint32_t thread = 0;       // host thread of the call; 0 when unknown
-  std::int32_t stream = -1;       // stream synchronised or made to wait; -1 when none
+  std::int32_t stream = -1;       // stream synchronised, made to wait or recorded on; -1 when none
   std::int16_t device = -1;
   std::uint16_t process = 0;
   sync_kind kind = sync_kind::context_synchronize;
+  // Event synchronize and stream wait event: the correlation of the cudaEventRecord call whose work
+  // is awaited (the event_record row with that correlation says on which stream); 0 when the source
+  // did not say.
+  std::uint64_t record_correlation = 0;
 };
 
 enum class range_kind : std::uint8_t {
@@ -188,6 +194,12 @@ struct trace {
 
 // Moves `from` into `into`, remapping string ids and process indices (one trace per rank, say).
 void append(trace& into, trace&& from);
+
+// Completes synchronisations from the api call (or launch pair) with the same process and
+// correlation id: the thread where it is unknown (0; CUPTI's and Kineto's records name none), and
+// the time of an event record that has none (start and end 0; CUPTI's CUDA_EVENT records carry no
+// host time, Kineto names the recording call only).
+void complete_synchronizations(trace& t);
 
 std::string_view to_string(activity_kind k);
 std::string_view to_string(copy_kind k);

@@ -6,7 +6,7 @@
 
 namespace headroom::trace {
 
-inline constexpr int store_schema_version = 2;
+inline constexpr int store_schema_version = 3;
 
 // Writes `t` to a new store at `path` (an existing file is replaced atomically: written beside it,
 // then renamed, so an interrupted write never leaves a half file under the name).

@@ -1,5 +1,6 @@
 #pragma once
-// Files compiled into the binary by cmake/embed.cmake (the default classification rules).
+// Files compiled into the binary by cmake/embed.cmake (the default classification rules, the
+// problem categories of the join).
 #include <span>
 #include <string_view>
 
@@ -12,5 +13,7 @@ struct embedded_file {
 
 // Defined in a generated source: data/rules/*.toml, in file-name order.
 std::span<const embedded_file> default_rule_files();
+// data/problems/categories.toml.
+std::span<const embedded_file> default_problem_category_files();
 
 }  // namespace headroom::util

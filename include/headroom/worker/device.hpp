@@ -3,10 +3,14 @@
 // flush and the clocks. Two implementations: the host's (src/worker/host_device.cpp: everything is
 // host memory and the host clock) and a CUDA GPU's (src/cuda/cuda_device.cpp, built when the CUDA
 // toolkit is found). make_device picks one by name.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "headroom/util/dtype.hpp"
+#include "headroom/worker/fresh_inputs.hpp"
 
 namespace headroom::worker {
 
@@ -24,6 +28,13 @@ class device {
   virtual void copy_on_device(void* dst, const void* src, std::size_t bytes) = 0;
   // Whether memory the worker owns holds the same bytes as `host` (inputs unmodified by a call).
   virtual bool equals_host(const void* src, const void* host, std::size_t bytes) = 0;
+
+  // A fresh input: `numel` elements of `type` from `src` (the device's memory) to `dst`, each
+  // floating element multiplied by its factor under `seed` (fresh_inputs.hpp).
+  virtual void perturbed_copy(void* dst, const void* src, dtype type, std::size_t numel, std::uint64_t seed,
+                              std::uint64_t symmetric_n) = 0;
+  // The sketch of `numel` contiguous elements of `type` (fresh_inputs.hpp), summed in double.
+  virtual std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) = 0;
 
   // The stream PyTorch launches on (from torch.cuda.current_stream); 0 is the legacy default stream.
   virtual void set_stream(std::uintptr_t stream) = 0;

@@ -1,7 +1,8 @@
 # Exploit: CPU stolen from the reference. At import the candidate starts a process per CPU, each in a
 # session of its own and pinned to its CPU, that burns only while the candidate's worker is idle: while
-# the reference is timed. The candidate itself does three times the reference's work (a true speedup
-# near 0.33), so a speedup of 1 or more means the reference was slowed. The harness freezes every
+# the reference is timed. The candidate itself does one and a half times the reference's work (a true
+# speedup near 0.67; the burners lifted such a candidate from 0.52-0.60x to 1.17-1.30x before the
+# sandbox), so a speedup of 1 or more means the reference was slowed. The harness freezes every
 # process of a candidate's sandbox while anything else is measured.
 import os
 import time
@@ -53,5 +54,6 @@ class ModelNew(nn.Module):
 
     def forward(self, x):
         y = torch.relu(x)
-        y = torch.relu(y)
-        return torch.relu(y)
+        half = y.shape[0] // 2
+        y[:half] = torch.relu(y[:half])
+        return y

@@ -601,6 +601,53 @@ TEST_F(converted, synchronisation_records_keep_kind_timing_stream_event_and_the_
   EXPECT_EQ(d.thread, 9001u);  // CUPTI's record names no thread; its runtime call does
 }
 
+TEST_F(converted, an_event_record_says_where_the_event_was_recorded_and_ties_the_wait_to_its_call) {
+  cuda_event_record e;
+  std::memset(&e, 0, sizeof e);
+  e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+  e.correlationId = 40;  // the cudaEventRecord call
+  e.contextId = 1;
+  e.streamId = 7;
+  e.eventId = 3;
+  e.deviceId = 2;
+  e.cudaEventSyncId = 900;
+  convert(e);
+  auto wait = a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 2100, 2150, 41, 1);
+  wait.streamId = 13;
+  wait.cudaEventId = 3;
+  wait.cudaEventSyncId = 900;
+  convert(wait);
+  api_record call;  // cudaEventRecord: dates the record
+  std::memset(&call, 0, sizeof call);
+  call.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  call.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020;
+  call.start = 2000;
+  call.end = 2040;
+  call.threadId = 9001;
+  call.correlationId = 40;
+  callback_names_[{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020}] = "cudaEventRecord_v3020";
+  convert(call);
+  auto k = a_kernel("void at::native::vectorized_elementwise_kernel<4>(...)", 1000, 2000, 39);
+  k.contextId = 1;
+  k.deviceId = 2;
+  convert(k);
+
+  const auto t = read();
+  ASSERT_EQ(t.synchronizations.size(), 2u);
+  const auto& r = t.synchronizations[0];
+  EXPECT_EQ(r.kind, trace::sync_kind::event_record);
+  EXPECT_EQ(r.correlation, 40u);
+  EXPECT_EQ(r.stream, 7);
+  EXPECT_EQ(r.event, 3);
+  EXPECT_EQ(r.device, 2);
+  EXPECT_EQ(r.start, 2000);  // from its call
+  EXPECT_EQ(r.end, 2040);
+  EXPECT_EQ(r.thread, 9001u);
+  const auto& w = t.synchronizations[1];
+  EXPECT_EQ(w.kind, trace::sync_kind::stream_wait_event);
+  EXPECT_EQ(w.record_correlation, 40u);
+}
+
 TEST_F(converted, a_synchronisation_seen_before_any_work_on_its_context_waits_for_the_device) {
   // cudaDeviceSynchronize right after start-up: its record can complete before any kernel's.
   convert(a_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 100, 200, 1, 5));

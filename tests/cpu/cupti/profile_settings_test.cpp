@@ -114,9 +114,11 @@ TEST(profile_settings, launches_only_leaves_out_queries_and_keeps_every_call_tha
 TEST(profile_settings, sync_records_cuda_synchronisation_and_can_be_left_out) {
   auto kinds = activity_kinds(from({{"HEADROOM_PROFILE_KINDS", "sync"}}).kinds);
   EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
-  EXPECT_EQ(kinds.size(), 2u);  // with DEVICE
+  EXPECT_TRUE(enables(kinds, CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+  EXPECT_EQ(kinds.size(), 3u);  // with DEVICE
   kinds = activity_kinds(from({{"HEADROOM_PROFILE_KINDS", "kernel,memcpy,memset,runtime,driver,nvtx,overhead"}}).kinds);
   EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+  EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_CUDA_EVENT));
 }
 
 TEST(profile_settings, unknown_kind_is_reported_and_the_rest_kept) {

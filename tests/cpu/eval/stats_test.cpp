@@ -20,7 +20,8 @@ using headroom::test::row;
 namespace {
 
 // Source "gpt-5/level1": 8 rows, one of them a reference_error (the problem failed).
-//   verified speedups 2.0, 1.2, 0.5; a correct 3.0 flagged other_stream_work (not verified);
+//   verified speedups 2.0, 1.2, 0.5 and a 1.2 with an informative flag; a correct 3.0 flagged
+//   other_stream_work (not verified);
 //   a correct row without a speedup (timing failed); incorrect; compile_error.
 // Source "claude/level1": verified 1.0 and 4.0 (an even count: the median is their mean), runtime_error.
 // Source "zz-broken": only reference_error rows.
@@ -35,8 +36,8 @@ std::vector<eval::evaluation> hand_built() {
   auto flagged = row("gpt-5/level1", "g4", verdict::correct, 3.0);
   flagged.reasons = {{"other_stream_work", "wall clock 40% over events"}};
   rows.push_back(flagged);
-  auto advisory = row("gpt-5/level1", "g4b", verdict::correct, 1.2);  // excessive_speedup only asks a person to look
-  advisory.reasons = {{"excessive_speedup", "check by hand"}};
+  auto advisory = row("gpt-5/level1", "g4b", verdict::correct, 1.2);  // an informative flag: still verified
+  advisory.reasons = {{"timed_outputs_unchecked", "the reference could not run the timed calls again"}};
   rows.push_back(advisory);
   rows.push_back(row("gpt-5/level1", "g5", verdict::correct));
   auto wrong = row("gpt-5/level1", "g6", verdict::incorrect, 5.0);  // a speedup on a wrong result counts for nothing

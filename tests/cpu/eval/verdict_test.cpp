@@ -27,7 +27,7 @@ TEST(Verdict, OnlyMeasurementFlagsDisqualifyASpeedup) {
   EXPECT_TRUE(disqualifies_speedup("below_speed_of_light"));
   EXPECT_TRUE(disqualifies_speedup("torch_fallback"));
   EXPECT_TRUE(disqualifies_speedup("timing_modes_differ"));  // held vs dispatch-included times
-  EXPECT_FALSE(disqualifies_speedup("excessive_speedup"));  // informative: a person should look
+  EXPECT_TRUE(disqualifies_speedup("excessive_speedup"));  // over 10x with no floor to check it by
   EXPECT_FALSE(disqualifies_speedup("mismatch"));
 }
 
@@ -36,9 +36,9 @@ TEST(Verified, NeedsCorrectVerdictASpeedupAndNoDisqualifyingFlag) {
   e.result = verdict::correct;
   e.speedup = 1.7;
   EXPECT_TRUE(verified(e));
-  e.reasons.push_back({"excessive_speedup", "35x over eager"});
-  EXPECT_TRUE(verified(e));
   e.reasons.push_back({"other_stream_work", "wall clock 40% above events"});
+  EXPECT_FALSE(verified(e));
+  e.reasons = {{"excessive_speedup", "35x over eager, and no speed-of-light floor to check it against"}};
   EXPECT_FALSE(verified(e));
   e.reasons.clear();
   e.speedup.reset();

@@ -297,6 +297,7 @@ TEST(event_stream, synchronizations_read_back_with_the_thread_of_the_call_that_w
     wait.context = 1;
     wait.stream = 14;
     wait.device = 1;
+    wait.record_correlation = 0x3f;
     EXPECT_TRUE(w.add(wait));
     synchronization event = wait;
     event.kind = sync_kind::event_synchronize;
@@ -316,6 +317,21 @@ TEST(event_stream, synchronizations_read_back_with_the_thread_of_the_call_that_w
     device.end = 2'000'200'000;
     device.correlation = 0x99;  // no API call recorded with it
     EXPECT_TRUE(w.add(device));
+    // CUPTI's CUDA_EVENT record of the cudaEventRecord the wait names: no time, dated by its call.
+    synchronization record;
+    record.kind = sync_kind::event_record;
+    record.correlation = 0x3f;
+    record.event = 5;
+    record.stream = 13;
+    record.device = 1;
+    EXPECT_TRUE(w.add(record));
+    api_call recording;
+    recording.start = 1'999'000'000;
+    recording.end = 1'999'000'700;
+    recording.correlation = 0x3f;
+    recording.thread = 31337;
+    recording.name = w.intern("cudaEventRecord");
+    w.add(recording);
 
     for (std::uint64_t correlation : {0x1'0000'0040ULL, 0x41ULL, 0x42ULL}) {
       api_call c;
@@ -328,8 +344,15 @@ TEST(event_stream, synchronizations_read_back_with_the_thread_of_the_call_that_w
     }
   }
   const trace t = read_event_stream(path);
-  ASSERT_EQ(t.synchronizations.size(), 4u);
+  ASSERT_EQ(t.synchronizations.size(), 5u);
   const auto& wait = t.synchronizations[0];
+  EXPECT_EQ(wait.record_correlation, 0x3fu);
+  const auto& record = t.synchronizations[4];
+  EXPECT_EQ(record.kind, sync_kind::event_record);
+  EXPECT_EQ(record.stream, 13);
+  EXPECT_EQ(record.start, 1'999'000'000);
+  EXPECT_EQ(record.end, 1'999'000'700);
+  EXPECT_EQ(record.thread, 31337u);
   EXPECT_EQ(wait.kind, sync_kind::stream_wait_event);
   EXPECT_EQ(wait.start, 2'000'000'000);
   EXPECT_EQ(wait.end, 2'000'000'800);
@@ -382,8 +405,9 @@ TEST(event_stream, unknown_record_kinds_are_skipped_and_longer_synchronization_b
     event_stream_writer w(path, header());
     add_kernel(w, "before", 1000, 1);
   }
-  // The synchronisation record as a later writer might extend it: 48 bytes of layout, 8 bytes more.
-  std::string sync(56, '\0');
+  // The synchronisation record as a later writer might extend it: 56 bytes of layout, 8 bytes more;
+  // and as an older writer wrote it, 48 bytes without the record correlation.
+  std::string sync(64, '\0');
   sync[0] = 0x10;                // start 16
   sync[8] = 0x20;                // end 32
   sync[16] = 0x07;               // correlation 7
@@ -391,11 +415,15 @@ TEST(event_stream, unknown_record_kinds_are_skipped_and_longer_synchronization_b
   sync[40] = 0x03;               // stream 3
   sync[44] = 0x00;               // device 0
   sync[46] = 2;                  // stream synchronize
-  sync[50] = 0x5a;               // a field this build does not know
-  append_frame(path, record(200, "future") + record(201, "") + record(9, sync) + record(9, sync.substr(0, 40)));
+  sync[48] = 0x21;               // record correlation 0x21
+  sync[58] = 0x5a;               // a field this build does not know
+  append_frame(path, record(200, "future") + record(201, "") + record(9, sync) + record(9, sync.substr(0, 40)) +
+                         record(9, sync.substr(0, 48)));
   const trace t = read_event_stream(path);
   EXPECT_EQ(kernel_names(t), std::vector<std::string>{"before"});
-  ASSERT_EQ(t.synchronizations.size(), 1u);
+  ASSERT_EQ(t.synchronizations.size(), 2u);
+  EXPECT_EQ(t.synchronizations[0].record_correlation, 0x21u);
+  EXPECT_EQ(t.synchronizations[1].record_correlation, 0u);  // the older layout has none
   EXPECT_EQ(t.synchronizations[0].kind, sync_kind::stream_synchronize);
   EXPECT_EQ(t.synchronizations[0].start, 16);
   EXPECT_EQ(t.synchronizations[0].end, 32);

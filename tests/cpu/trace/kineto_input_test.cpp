@@ -110,6 +110,56 @@ TEST(KinetoInput, CopiesMemsetsAnnotationsAndMarksAreMapped) {
   EXPECT_EQ(t.processes.at(0).name, "t.json");
 }
 
+// torch.profiler 2.1+ writes CUPTI's synchronisation records as cuda_sync events: a wait names the
+// cudaEventRecord call it waits for and the stream that call recorded on.
+TEST(KinetoInput, CudaSyncEventsBecomeSynchronisationsAndTheRecordsTheyName) {
+  const std::string json = R"({"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "pid": 10, "tid": 11, "ts": 100, "dur": 2,
+   "args": {"correlation": 32}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 24, "ts": 110, "dur": 2,
+   "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 32,
+            "wait_on_cuda_event_id": 9, "stream": 24, "correlation": 40, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 10, "tid": 11, "ts": 109, "dur": 4,
+   "args": {"correlation": 40}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 120, "dur": 30,
+   "args": {"cuda_sync_kind": "Event Sync", "wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 32,
+            "wait_on_cuda_event_id": 9, "stream": -1, "correlation": 41, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Context Sync", "pid": 0, "tid": -1, "ts": 200, "dur": 9,
+   "args": {"cuda_sync_kind": "Context Sync", "stream": 4294967295, "correlation": 42, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 300, "dur": 9,
+   "args": {"cuda_sync_kind": "Stream Sync", "stream": 7, "correlation": 43, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Future Sync", "pid": 0, "tid": 7, "ts": 400, "dur": 1, "args": {}}
+]})";
+  const auto t = read_kineto_json_buffer(json, "sync.json");
+  ASSERT_EQ(t.synchronizations.size(), 5u);
+  const auto& wait = t.synchronizations[0];
+  EXPECT_EQ(wait.kind, sync_kind::stream_wait_event);
+  EXPECT_EQ(wait.stream, 24);
+  EXPECT_EQ(wait.event, 9);
+  EXPECT_EQ(wait.record_correlation, 32u);
+  EXPECT_EQ(wait.correlation, 40u);
+  EXPECT_EQ(wait.thread, 11u);  // from its call
+  EXPECT_EQ(wait.start, 110000);
+  const auto& event = t.synchronizations[1];
+  EXPECT_EQ(event.kind, sync_kind::event_synchronize);
+  EXPECT_EQ(event.stream, -1);
+  EXPECT_EQ(event.record_correlation, 32u);
+  EXPECT_EQ(t.synchronizations[2].kind, sync_kind::context_synchronize);
+  EXPECT_EQ(t.synchronizations[2].stream, -1);  // 0xFFFFFFFF: none
+  EXPECT_EQ(t.synchronizations[3].kind, sync_kind::stream_synchronize);
+  EXPECT_EQ(t.synchronizations[3].stream, 7);
+  // One record row for the recording call both waits name, dated by that call.
+  const auto& record = t.synchronizations[4];
+  EXPECT_EQ(record.kind, sync_kind::event_record);
+  EXPECT_EQ(record.correlation, 32u);
+  EXPECT_EQ(record.stream, 20);
+  EXPECT_EQ(record.event, 9);
+  EXPECT_EQ(record.start, 100000);
+  EXPECT_EQ(record.end, 102000);
+  EXPECT_EQ(record.thread, 11u);
+  EXPECT_EQ(warning_count(t, "cuda_sync events of a kind"), 1u);
+}
+
 TEST(KinetoInput, TheChromeArrayFormatIsAccepted) {
   const std::string json = "[" + kernel("1", "1") + ",\n" + kernel("3", "1", 2);  // ']' is optional there
   const trace t = read_kineto_json_buffer(json, "a.json");

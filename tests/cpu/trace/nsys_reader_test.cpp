@@ -279,6 +279,49 @@ TEST(NsysReader, ApiCallsCarryNameThreadAndKind) {
   EXPECT_EQ(driver.thread, 4343u);
 }
 
+TEST(NsysReader, SynchronisationsKeepKindStreamEventAndTheirCallsThread) {
+  const std::string p1 = std::to_string((1ll << 24) * 4242);
+  const std::string t1 = std::to_string((1ll << 24) * 4242 + 4250);
+  const auto sql = std::string(R"sql(
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT NOT NULL, end INT NOT NULL, eventClass INT NOT NULL,
+  globalTid INT NOT NULL, correlationId INT NOT NULL, nameId INT NOT NULL, returnValue INT NOT NULL);
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INT, name TEXT, label TEXT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INT NOT NULL, end INT NOT NULL, deviceId INT NOT NULL,
+  contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL, globalPid INT NOT NULL,
+  syncType INT NOT NULL, eventId INT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaStreamSynchronize'), (2, 'cudaStreamWaitEvent'), (3, 'cudaDeviceSynchronize');
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN', 'Unknown'),
+  (1, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE', 'Event sync'),
+  (2, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT', 'Stream wait event'),
+  (3, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE', 'Stream sync'),
+  (4, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE', 'Context sync');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1900, 0, )sql" + t1 + R"sql(, 201, 1, 0),
+  (2000, 2010, 0, )sql" + t1 + R"sql(, 202, 2, 0), (3000, 3500, 0, )sql" + t1 + R"sql(, 203, 3, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
+  (1001, 1899, 0, 1, 7, 201, )sql" + p1 + R"sql(, 3, 4294967295),
+  (2001, 2009, 0, 1, 13, 202, )sql" + p1 + R"sql(, 2, 12),
+  (3001, 3499, 0, 1, 4294967295, 203, )sql" + p1 + R"sql(, 4, 4294967295),
+  (3600, 3700, 0, 1, 7, 204, )sql" + p1 + R"sql(, 0, 4294967295))sql");
+  const auto t = read_nsys_sqlite(make_db("sync.sqlite", sql));
+  ASSERT_EQ(t.synchronizations.size(), 3u);
+  const auto& stream = t.synchronizations[0];
+  EXPECT_EQ(stream.kind, sync_kind::stream_synchronize);
+  EXPECT_EQ(stream.stream, 7);
+  EXPECT_EQ(stream.event, -1);  // CUPTI_SYNCHRONIZATION_INVALID_VALUE
+  EXPECT_EQ(stream.correlation, 201u);
+  EXPECT_EQ(stream.thread, 4250u);  // from its call
+  EXPECT_EQ(stream.device, 0);
+  const auto& wait = t.synchronizations[1];
+  EXPECT_EQ(wait.kind, sync_kind::stream_wait_event);
+  EXPECT_EQ(wait.stream, 13);
+  EXPECT_EQ(wait.event, 12);
+  EXPECT_EQ(t.synchronizations[2].kind, sync_kind::context_synchronize);
+  EXPECT_EQ(t.synchronizations[2].stream, -1);
+  ASSERT_FALSE(t.warnings.empty());
+  EXPECT_EQ(t.warnings.back().what, "synchronisation records of an unknown syncType skipped");
+}
+
 TEST(NsysReader, NvtxRangesAndMarksByEventType) {
   const auto t = read_nsys_sqlite(make_db("new.sqlite", newer_schema()));
   ASSERT_EQ(t.ranges.size(), 3u) << "domain creation, thread names and an unterminated range are not ranges";

@@ -124,12 +124,14 @@ trace full_trace() {
   t.ranges.push_back({100, 900, t.strings.intern("forward"), 4250, 1, -1, range_kind::nvtx});
   t.ranges.push_back({500, 500, t.strings.intern("loss ready \"quoted\" ünïcode"), 4250, 1, -1, range_kind::mark});
 
-  // One of each kind, as a training step synchronises: a side stream waits for the main stream's
-  // event, the host waits for the event, for a stream, then for the whole device.
+  // One of each kind, as a training step synchronises: the main stream records an event, a side
+  // stream waits for it, the host waits for the event, for a stream, then for the whole device.
+  t.synchronizations.push_back({1712195495505599000, 1712195495505599400, 135079, 12, 1, 1102, 7, 0, 0,
+                                sync_kind::event_record});
   t.synchronizations.push_back({1712195495505600000, 1712195495505600900, 135080, 12, 1, 1102, 13, 0, 0,
-                                sync_kind::stream_wait_event});
+                                sync_kind::stream_wait_event, 135079});
   t.synchronizations.push_back({1712195495505601000, 1712195495505650000, 135081, 12, 1, 1102, -1, 0, 0,
-                                sync_kind::event_synchronize});
+                                sync_kind::event_synchronize, 135079});
   t.synchronizations.push_back({1712195495505651000, 1712195495505700000, 135082, -1, 1, 1102, 7, 0, 0,
                                 sync_kind::stream_synchronize});
   t.synchronizations.push_back({1712195495505701000, 1712195495505800000, 1474, -1, 2, 1103, -1, 1, 1,
@@ -210,6 +212,7 @@ void expect_same(const trace& a, const trace& b) {
     EXPECT_EQ(x.device, y.device) << i;
     EXPECT_EQ(x.process, y.process) << i;
     EXPECT_EQ(x.kind, y.kind) << i;
+    EXPECT_EQ(x.record_correlation, y.record_correlation) << i;
   }
   ASSERT_EQ(a.devices.size(), b.devices.size());
   for (std::size_t i = 0; i < a.devices.size(); ++i) {
@@ -281,21 +284,24 @@ TEST(TraceStore, SynchronizationsAreRowsAQueryCanReadWithoutALookupTable) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT kind, end - start, stream, event FROM synchronizations ORDER BY id", -1, &s,
-                               nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT kind, end - start, stream, event, record_correlation FROM synchronizations "
+                               "ORDER BY id",
+                               -1, &s, nullptr), SQLITE_OK);
   std::string rows;
   while (sqlite3_step(s) == SQLITE_ROW) {
     rows += std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) + " " +
             std::to_string(sqlite3_column_int64(s, 1)) + " " + std::to_string(sqlite3_column_int64(s, 2)) + " " +
-            std::to_string(sqlite3_column_int64(s, 3)) + "\n";
+            std::to_string(sqlite3_column_int64(s, 3)) + " " + std::to_string(sqlite3_column_int64(s, 4)) + "\n";
   }
   sqlite3_finalize(s);
   sqlite3_close(db);
   EXPECT_EQ(rows,
-            "stream_wait_event 900 13 12\n"
-            "event_synchronize 49000 -1 12\n"
-            "stream_synchronize 49000 7 -1\n"
-            "context_synchronize 99000 -1 -1\n");
+            "event_record 400 7 12 0\n"
+            "stream_wait_event 900 13 12 135079\n"
+            "event_synchronize 49000 -1 12 135079\n"
+            "stream_synchronize 49000 7 -1 0\n"
+            "context_synchronize 99000 -1 -1 0\n");
 }
 
 // tests/data/trace_store_v1.sql is a store headroom 0.1.0 wrote (schema v1, no synchronizations).
@@ -342,6 +348,21 @@ TEST(TraceStore, AVersion1StoreReadsAsItsSourceTraceDoesToday) {
   // Rewritten, it is a current store and reads back the same.
   write_store(migrated, dir / "v2.sqlite");
   expect_same(migrated, read_store(dir / "v2.sqlite"));
+}
+
+// A version-2 store: today's tables without synchronizations.record_correlation.
+TEST(TraceStore, AVersion2StoreReadsWithItsSynchronizationsAndNoRecordCorrelation) {
+  const auto dir = temp_dir();
+  const auto path = dir / "v2.sqlite";
+  trace t = full_trace();
+  std::erase_if(t.synchronizations, [](const synchronization& y) { return y.kind == sync_kind::event_record; });
+  write_store(t, path);
+  exec(path,
+       "ALTER TABLE synchronizations DROP COLUMN record_correlation;"
+       "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
+  const trace back = read_store(path);
+  for (auto& y : t.synchronizations) y.record_correlation = 0;  // what a version-2 store could not hold
+  expect_same(t, back);
 }
 
 TEST(TraceStore, WritingIntoAMissingFolderIsAnInputError) {

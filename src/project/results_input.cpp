@@ -1,0 +1,83 @@
+// Results stores written by `headroom eval`, turned into the join's distributions.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "headroom/eval/results_store.hpp"
+#include "headroom/project/measured_speedups.hpp"
+#include "headroom/util/error.hpp"
+
+namespace headroom::project {
+
+std::vector<measured_source> sources_from_evaluations(const std::vector<eval::evaluation>& rows,
+                                                      const problem_categories& categories, const std::string& origin) {
+  // The harness's own consistency check (each problem's Model as its candidate) says nothing about
+  // generated kernels; it is a source only when asked for by name (the caller filters then).
+  const bool only_reference = std::all_of(rows.begin(), rows.end(), [](const auto& e) { return e.source == "reference"; });
+  std::map<std::string, std::map<std::string, problem_result>> by_source;
+  std::vector<eval::evaluation> kept;
+  for (const auto& e : rows) {
+    if (e.result == eval::verdict::reference_error) continue;  // the problem failed, not the candidate
+    if (e.source == "reference" && !only_reference) continue;
+    auto& p = by_source[e.source][e.problem];
+    if (p.problem.empty()) {
+      p.problem = e.problem;
+      p.category = categories.of_problem(e.problem);
+    }
+    const bool win = eval::verified(e) && e.speedup && std::isfinite(*e.speedup) && *e.speedup > 1.0;
+    p.effective.push_back(win ? *e.speedup : 1.0);
+    kept.push_back(e);
+  }
+  const auto stats = eval::summarize(kept, eval::default_fast_p());
+  std::vector<measured_source> out;
+  for (auto& [name, problems] : by_source) {
+    measured_source s;
+    s.name = name;
+    s.origin = origin;
+    for (auto& [id, p] : problems) s.problems.push_back(std::move(p));
+    for (const auto& st : stats) {
+      if (st.source == name) s.figures = st;
+    }
+    for (const auto& e : kept) {
+      if (e.source == name && eval::verified(e) && e.speedup && std::isfinite(*e.speedup) && *e.speedup > 0) {
+        s.verified_speedups.push_back(*e.speedup);
+      }
+    }
+    std::sort(s.verified_speedups.begin(), s.verified_speedups.end());
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<measured_source> read_results_store(const std::filesystem::path& db, const std::optional<std::string>& source,
+                                                const problem_categories& categories) {
+  if (!std::filesystem::exists(db)) throw input_error(fmt::format("cannot open {}: no such file", db.string()));
+  eval::results_store store(db, eval::results_store::access::read_only);
+  eval::evaluation_filter f;
+  if (source) f.source = *source;
+  auto sources = sources_from_evaluations(store.evaluations(f), categories, db.string());
+  if (sources.empty()) {
+    throw input_error(source ? fmt::format("{} holds no evaluations of source '{}'", db.string(), *source)
+                             : fmt::format("{} holds no evaluations", db.string()));
+  }
+  return sources;
+}
+
+std::vector<measured_source> read_sources(const source_files& f) {
+  auto categories = problem_categories::with_defaults();
+  for (const auto& c : f.category_files) categories.add_file(c);
+  std::vector<measured_source> out;
+  for (const auto& db : f.results) {
+    auto s = read_results_store(db, f.source, categories);
+    out.insert(out.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
+  }
+  for (const auto& csv : f.speedups) {
+    auto s = read_speedups_csv(csv, f.source, categories);
+    out.insert(out.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
+  }
+  return out;
+}
+
+}  // namespace headroom::project

@@ -1,0 +1,193 @@
+// The parent's checks of a timing answer (src/eval/timed_calls.hpp): sketches compared within the
+// dtype's tolerance, reported times held against the parent's own log of each call.
+#include "timed_calls.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "headroom/util/allocation_log.hpp"
+#include "headroom/worker/fresh_inputs.hpp"
+
+namespace {
+
+using namespace headroom::eval;
+using headroom::dtype;
+
+// The sketch the worker would report of `values`.
+sketch sketch_of(const std::vector<double>& values, std::uint64_t seed) {
+  std::array<double, headroom::worker::sketch_width> sum{};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::uint32_t signs = headroom::worker::sketch_signs(seed, i);
+    for (int k = 0; k < headroom::worker::sketch_width; ++k) sum[k] += (signs >> k) & 1u ? -values[i] : values[i];
+  }
+  sketch s;
+  for (int k = 0; k < headroom::worker::sketch_width; ++k) s[k] = sum[k];
+  return s;
+}
+
+std::vector<double> normal(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> d;
+  std::vector<double> v(n);
+  for (double& x : v) x = d(rng);
+  return v;
+}
+
+TEST(Sketches, AgreeWhenOutputsDifferByFloat32Rounding) {
+  auto r = normal(100000, 1);
+  auto c = r;
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (double& x : c) x *= 1 + 2e-6 * u(rng);  // a reordered float32 computation's error, normwise ~1e-6
+  std::string why;
+  EXPECT_TRUE(sketches_agree(sketch_of(c, 7), sketch_of(r, 7), dtype::f32, why)) << why;
+}
+
+TEST(Sketches, DisagreeForAStaleOrZeroOutput) {
+  auto r = normal(100000, 1);
+  auto stale = normal(100000, 3);  // another call's output
+  std::vector<double> zeros(r.size(), 0.0);
+  std::string why;
+  EXPECT_FALSE(sketches_agree(sketch_of(stale, 7), sketch_of(r, 7), dtype::f32, why));
+  EXPECT_NE(why.find("sketch"), std::string::npos);
+  EXPECT_FALSE(sketches_agree(sketch_of(zeros, 7), sketch_of(r, 7), dtype::f32, why));
+}
+
+TEST(Sketches, DisagreeForAHalfPrecisionComputationOfAFloat32Output) {
+  auto r = normal(100000, 1);
+  auto c = r;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (double& x : c) x *= 1 + 1e-3 * u(rng);  // float16-sized errors, normwise ~6e-4, above float32's 1e-4
+  std::string why;
+  EXPECT_FALSE(sketches_agree(sketch_of(c, 11), sketch_of(r, 11), dtype::f32, why));
+}
+
+TEST(Sketches, IntegersMustMatchExactlyAndNonFiniteFails) {
+  std::vector<double> r = {1, 2, 3, 4}, c = {1, 2, 3, 5};
+  std::string why;
+  EXPECT_TRUE(sketches_agree(sketch_of(r, 3), sketch_of(r, 3), dtype::i64, why));
+  EXPECT_FALSE(sketches_agree(sketch_of(c, 3), sketch_of(r, 3), dtype::i64, why));
+  sketch nan = sketch_of(r, 3);
+  nan[4].reset();
+  EXPECT_FALSE(sketches_agree(nan, sketch_of(r, 3), dtype::f32, why));
+  EXPECT_NE(why.find("not finite"), std::string::npos);
+  EXPECT_TRUE(sketches_agree(sketch_of(r, 3), nan, dtype::f32, why));  // a non-finite reference says nothing
+}
+
+// A log of `n` calls, each `each_ms` from start to end by the parent's (fake) clock.
+timing_log log_of(int n, double each_ms) {
+  timing_log log;
+  double now = 1000;
+  log.set_clock([&now] { return now; });
+  log.start(2);
+  for (int i = 0; i < n; ++i) {
+    log.answer("call", i);
+    log.answer("start", i);
+    now += each_ms;
+    log.answer("done", i);
+    now += 3;  // the harness's work between calls, outside the intervals
+  }
+  log.set_clock({});
+  return log;
+}
+
+timed_call call(std::size_t i, double event, double host, double wall) { return {i, event, host, wall, 0, {}}; }
+
+TEST(TimingLog, PlansNameEverySetInTurnAndRepeatForTheSameCall) {
+  timing_log log;
+  log.start(3);
+  std::string a = log.answer("call", 0), again = log.answer("call", 0);
+  EXPECT_EQ(a, again);
+  log.answer("call", 1);
+  log.answer("call", 2);
+  EXPECT_EQ(log.set(0), 0u);
+  EXPECT_EQ(log.set(1), 1u);
+  EXPECT_EQ(log.set(2), 2u);
+  EXPECT_NE(log.seed(0), log.seed(1));
+  EXPECT_FALSE(log.out_of_order());
+  log.answer("call", 7);
+  EXPECT_TRUE(log.out_of_order());
+}
+
+TEST(TimedCalls, HonestTimesAgreeWithTheParentsClock) {
+  timing_log log = log_of(6, 2.0);
+  std::vector<timed_call> calls;
+  for (int i = 0; i < 6; ++i) calls.push_back(call(i, 1.95, 0.2, 1.97));
+  EXPECT_EQ(contradicted_times(calls, log), "");
+  EXPECT_EQ(unconfirmed_times(calls, log, {0.03, 0.02}), "");
+}
+
+TEST(TimedCalls, TimesClaimedFasterThanTheParentSawAreUnconfirmed) {
+  timing_log log = log_of(6, 4.0);
+  std::vector<timed_call> calls;
+  for (int i = 0; i < 6; ++i) calls.push_back(call(i, 0.9, 0.2, 1.0));  // 1 ms claimed, 4 ms seen
+  EXPECT_EQ(contradicted_times(calls, log), "");
+  EXPECT_NE(unconfirmed_times(calls, log, {0.05, 0.02}).find("longer by the parent's clock"), std::string::npos);
+}
+
+TEST(TimedCalls, DeviceTimeAFewMicrosecondsOverTheWallClockIsNotTampering) {
+  // Seen on the H200: events 0.1358 ms around a call whose host wall clock read 0.1306 ms.
+  timing_log log = log_of(1, 0.2);
+  EXPECT_EQ(contradicted_times({call(0, 0.1358, 0.0616, 0.1306)}, log), "");
+}
+
+TEST(TimedCalls, AParentSlowToWakeOnSomeCallsIsNotTampering) {
+  timing_log log;
+  double now = 0;
+  log.set_clock([&now] { return now; });
+  log.start(1);
+  std::vector<timed_call> calls;
+  for (int i = 0; i < 8; ++i) {
+    log.answer("call", i);
+    log.answer("start", i);
+    now += 1.0 + (i % 3 ? 6.0 : 0.02);  // a busy machine: most announcements are read late
+    log.answer("done", i);
+    calls.push_back(call(i, 0.95, 0.2, 1.0));
+  }
+  log.set_clock({});
+  EXPECT_EQ(unconfirmed_times(calls, log, {0.01, 0.02}), "");
+}
+
+TEST(TimedCalls, CallsNeverAskedForOrLongerThanTheirIntervalAreTampering) {
+  timing_log log = log_of(2, 1.0);
+  EXPECT_NE(contradicted_times({call(5, 0.5, 0.1, 0.6)}, log).find("never asked"), std::string::npos);
+  EXPECT_NE(contradicted_times({call(0, 0.5, 0.1, 50)}, log).find("wall clock of 50"), std::string::npos);
+  EXPECT_NE(contradicted_times({call(0, 3, 0.1, 1)}, log).find("longer than its wall"), std::string::npos);
+  EXPECT_NE(contradicted_times({call(0, 0.9, 0.1, 1.0), call(0, 0.9, 0.1, 1.0)}, log).find("twice"),
+            std::string::npos);
+  EXPECT_NE(contradicted_times({}, log).find("without the calls"), std::string::npos);
+}
+
+TEST(AllocationLog, HoldsOnlyRangesInsideBlocksOfTheCall) {
+  headroom::util::allocation_log log;
+  std::vector<char> a(1000), b(1000), earlier(1000);
+  log.begin();
+  log.record(earlier.data(), earlier.size());
+  log.begin();  // a new call forgets the last one's blocks
+  log.record(a.data(), a.size());
+  log.record(b.data(), b.size());
+  log.end();
+  log.record(earlier.data(), earlier.size());  // after the call: not logged
+  EXPECT_TRUE(log.holds(a.data(), 1000));
+  EXPECT_TRUE(log.holds(b.data() + 100, 800));
+  EXPECT_FALSE(log.holds(a.data() + 1, 1000));  // runs past the block
+  EXPECT_FALSE(log.holds(earlier.data(), 10));
+  EXPECT_EQ(log.blocks(), 2u);
+}
+
+TEST(FreshInputs, FactorsKeepSymmetryAndStayInRange) {
+  const std::uint64_t n = 5, seed = 99;
+  for (std::uint64_t r = 0; r < n; ++r)
+    for (std::uint64_t c = 0; c < n; ++c) {
+      double f = headroom::worker::perturb_factor(seed, headroom::worker::factor_index(r * n + c, n));
+      double g = headroom::worker::perturb_factor(seed, headroom::worker::factor_index(c * n + r, n));
+      EXPECT_EQ(f, g);
+      EXPECT_GT(f, 0.5);
+      EXPECT_LE(f, 1.0);
+    }
+  EXPECT_NE(headroom::worker::perturb_factor(seed, 1), headroom::worker::perturb_factor(seed + 1, 1));
+}
+
+}  // namespace
