@@ -1,39 +1,15 @@
 #include "headroom/report/build.hpp"
 
 #include <fmt/format.h>
-#include <sqlite3.h>
 
-#include <fstream>
 #include <set>
 
 #include "headroom/analyze/inputs.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::report {
 namespace {
-
-// The kind a headroom SQLite file names in its headroom_meta table ("" when it has none).
-std::string sqlite_kind(const std::filesystem::path& p) {
-  sqlite3* db = nullptr;
-  std::string kind;
-  if (sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM headroom_meta WHERE key = 'kind'", -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
-      if (const auto* text = sqlite3_column_text(st, 0)) kind = reinterpret_cast<const char*>(text);
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return kind;
-}
-
-bool is_sqlite(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  return in.gcount() == sizeof head && std::string_view(head, sizeof head) == std::string_view("SQLite format 3\0", 16);
-}
 
 std::string workload_name(const std::filesystem::path& p, std::set<std::string>& taken) {
   std::string name = p.filename().string();
@@ -50,7 +26,7 @@ std::string workload_name(const std::filesystem::path& p, std::set<std::string>&
 
 input_kind recognise_input(const std::filesystem::path& p) {
   if (p.extension() == ".csv") return input_kind::speedups_csv;
-  if (is_sqlite(p) && sqlite_kind(p) == "eval-results") return input_kind::results_store;
+  if (store::is_results_store(p.string())) return input_kind::results_store;
   return input_kind::trace;
 }
 
@@ -62,10 +38,12 @@ document build_document(const std::vector<std::filesystem::path>& inputs, const 
   project::source_files files{{}, {}, o.problem_category_files, o.source};
   std::vector<std::filesystem::path> traces;
   for (const auto& p : inputs) {
-    if (!std::filesystem::exists(p)) throw input_error(fmt::format("cannot open {}: no such file", p.string()));
-    switch (recognise_input(p)) {
+    const auto kind = recognise_input(p);
+    if (kind != input_kind::results_store && !std::filesystem::exists(p))
+      throw input_error(fmt::format("cannot open {}: no such file", p.string()));
+    switch (kind) {
       case input_kind::trace: traces.push_back(p); break;
-      case input_kind::results_store: files.results.push_back(p); break;
+      case input_kind::results_store: files.results.push_back(p.string()); break;
       case input_kind::speedups_csv: files.speedups.push_back(p); break;
     }
   }

@@ -315,6 +315,22 @@ results_store::results_store(const std::string& where, access mode) : where_(loc
 
 results_store::~results_store() = default;
 
+bool is_results_store(const std::string& where) {
+  const location at = location::parse(where);
+  if (at.kind == backend::postgresql) return true;
+  if (!std::filesystem::is_regular_file(at.text)) return false;
+  try {
+    const auto db = connection::open(at, connection::access::read_only);
+    if (!db->has_table("headroom_meta")) return false;
+    bool ours = false;
+    db->run("SELECT value FROM headroom_meta WHERE key = 'kind'", {},
+            [&](const row& r) { ours = r.text(0) == results_schema().kind; });
+    return ours;
+  } catch (const input_error&) {
+    return false;  // not a database
+  }
+}
+
 void results_store::put_candidate(const stored_candidate& c) {
   db_->run("INSERT INTO candidates (hash, source, path, text) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET "
            "source = excluded.source, path = excluded.path, text = excluded.text",

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Releases (docs/releases.md): a store evaluated on PostgreSQL is exported, imported into a SQLite
-# file and exported again byte for byte, and `headroom reverify` on the import changes nothing. Then
-# two releases whose verdicts a lax checker gave are imported and our checker overturns them: a
-# KernelBench runs folder (eval_results.json) and a headroom release, both built here from the
-# adversarial suite's cases that pass KernelBench's allclose (zeros for a softmax over 32768
-# columns; ReLU as the identity, right on inputs in [0, 1)).
+# Releases (docs/releases.md): a store evaluated on PostgreSQL is read by `headroom project` and
+# `headroom report`, exported, imported into a SQLite file and exported again byte for byte, and
+# `headroom reverify` on the import changes nothing. Then two releases whose verdicts a lax checker
+# gave are imported and our checker overturns them: a KernelBench runs folder (eval_results.json)
+# and a headroom release, both built here from the adversarial suite's cases that pass KernelBench's
+# allclose (zeros for a softmax over 32768 columns; ReLU as the identity, right on inputs in [0, 1)).
 set -uo pipefail
 headroom=$1
 src=$2
@@ -32,6 +32,23 @@ cp "$adv/candidates/zeros_softmax.py" "$work/candidates/softmax_wide_zeros.py"
 cp "$adv/candidates/torch_fallback_softmax.py" "$work/candidates/softmax_wide_fallback.py"
 "$headroom" eval "$work/problems" --candidates "$work/candidates" --source release-test "${common[@]}" --db "$url" \
   >"$work/eval.txt" 2>"$work/eval.err" || fail "eval: $(tail -5 "$work/eval.err")"
+
+# project and report read the PostgreSQL store as they read a file: its source joined to a trace.
+trace="$src/data/examples/h200-dlrm-train.json.gz"
+"$headroom" project "$trace" --results "$url" --bootstrap 0 --json -o "$work/join.json" 2>"$work/join.err" ||
+  fail "project --results on PostgreSQL: $(cat "$work/join.err")"
+python3 - "$work/join.json" <<'PY' || fail "project --results on PostgreSQL: $(cat "$work/join.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert [s["source"] for s in j["sources"]] == ["release-test"], j["sources"]
+PY
+"$headroom" report "$trace" "$url" --bootstrap 0 -o "$work/report.html" 2>"$work/report.err" ||
+  fail "report on PostgreSQL: $(cat "$work/report.err")"
+grep -q "1 results source" "$work/report.err" || fail "report: $(cat "$work/report.err")"
+grep -q "release-test" "$work/report.html" && grep -q "$db" "$work/report.html" || fail "the report lacks the store's source"
+"$headroom" report "$trace" "postgresql://postgres@127.0.0.1:1/none" -o "$work/none.html" 2>"$work/none.err"
+[[ $? -eq 2 ]] && grep -q "cannot connect to postgresql://postgres@127.0.0.1:1/none" "$work/none.err" ||
+  fail "a store that cannot be reached: $(cat "$work/none.err")"
 
 # export -> import -> export: the same bytes; reverify on the import: nothing changes.
 "$headroom" results export "$url" -o "$work/release.jsonl" 2>/dev/null || fail "export from PostgreSQL failed"

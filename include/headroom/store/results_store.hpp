@@ -85,6 +85,11 @@ class results_store {
   bool empty_ = false;  // read-only open of a database without tables: a store nothing was written to
 };
 
+// Whether `where` names a results store: a postgresql:// URL (a server holds no other headroom
+// store), or a SQLite file whose headroom_meta says so. False for anything else, a file that is not
+// SQLite among them; reads nothing but that one row.
+bool is_results_store(const std::string& where);
+
 // The statement that inserts or replaces one evaluation, and its parameters (work_queue.cpp stores
 // an evaluation inside its own transaction).
 void put_evaluation(connection& db, const evaluation& e);
