@@ -16,10 +16,12 @@ if ! "$python" -c "import torch" 2>/dev/null; then echo "$python cannot import t
 work=$(mktemp -d)
 admin=$(cat "$HEADROOM_TEST_POSTGRES_DIR/url")
 db=release_$$
-trap 'psql -q "$admin" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'for d in $db ${db}_lax; do psql -q "$admin" -c "DROP DATABASE IF EXISTS $d WITH (FORCE)" 2>/dev/null; done; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 psql -q "$admin" -c "CREATE DATABASE $db" || fail "cannot create a database on the test server"
 url=${admin/@\/postgres/@\/$db}
+psql -q "$admin" -c "CREATE DATABASE ${db}_lax" || fail "cannot create a database on the test server"
+lax_url=${admin/@\/postgres/@\/${db}_lax}
 common=(--device cpu --python "$python" --cache "$work/cache" --no-timing)
 adv="$src/suites/adversarial"
 
@@ -92,7 +94,8 @@ grep -q "^4 evaluation(s) reverified under checker v1; 2 verdict(s) changed" "$w
 grep -q "level_1_problem_1_sample_0_kernel.py *correct (imported) *incorrect *mismatch" "$work/kb-reverify.txt" || fail "zeros not overturned"
 grep -q "level_1_problem_2_sample_0_kernel.py *correct (imported) *incorrect *mismatch" "$work/kb-reverify.txt" || fail "identity not overturned"
 
-# A headroom release with the same lax verdicts (checker 0, as another harness would have given them).
+# A headroom release with the same lax verdicts (checker 0, as another harness would have given them),
+# imported into and reverified on a PostgreSQL store.
 python3 - "$work/release.jsonl" "$work/lax.jsonl" <<'PY'
 import json, sys
 out = []
@@ -103,9 +106,11 @@ for line in open(sys.argv[1]):
     out.append(json.dumps(r))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 PY
-"$headroom" results import "$work/lax.jsonl" --db "$work/lax.sqlite" 2>/dev/null || fail "import of the lax release failed"
-"$headroom" reverify --db "$work/lax.sqlite" "${common[@]}" >"$work/lax-reverify.txt" 2>/dev/null || fail "reverify of the lax release failed"
-grep -q "; 2 verdict(s) changed" "$work/lax-reverify.txt" || fail "lax release: $(cat "$work/lax-reverify.txt")"
+"$headroom" results import "$work/lax.jsonl" --db "$lax_url" 2>/dev/null || fail "import of the lax release failed"
+"$headroom" reverify --db "$lax_url" "${common[@]}" >"$work/lax-reverify.txt" 2>/dev/null || fail "reverify of the lax release failed"
+grep -q "^4 evaluation(s) reverified under checker v1; 2 verdict(s) changed" "$work/lax-reverify.txt" || fail "lax release: $(cat "$work/lax-reverify.txt")"
+[[ $(psql -qtAX "$lax_url" -c "select count(*) from evaluations where checker = 1") -eq 4 ]] ||
+  fail "reverify did not store its verdicts in the PostgreSQL store"
 
 # A release cut short is refused whole; so is a file that is not a release.
 head -n 5 "$work/release.jsonl" >"$work/short.jsonl"
