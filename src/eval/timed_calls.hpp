@@ -49,8 +49,8 @@ std::string contradicted_times(const std::vector<timed_call>& calls, const timin
 
 // Empty, or how the parent's clock fails to confirm the reported times (not_confirmed: the speedup
 // is not verified): every call took longer by the parent's clock than reported, by more than half
-// the median wall clock plus 0.2 ms (the least excess over calls, less the harness's own overhead
-// measured on the reference); or every call's wall clock is longer than its device and host time by
+// the median wall clock plus 0.2 ms plus three times the request's wake delay (the least excess over
+// calls, less the harness's own overhead measured on the reference; log.wake_delay_ms()); or every call's wall clock is longer than its device and host time by
 // more than 1.5 times the reference's median gap plus 0.05 ms. A machine busy with other work delays
 // the parent's reading of the worker's announcements, which this can flag on an honest worker; it
 // never makes the verdict incorrect. `reference`: measure_overhead of the reference's own timing.

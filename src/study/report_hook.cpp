@@ -1,34 +1,89 @@
-// The report hook: where a study's summary becomes its report, and the only place. Today the report
-// is the study's tables (summary.md, summary.json). The HTML report of the whole study and the
-// join of evaluation results to every workload belong here too: a document of one workload per
-// row (the row's headline trace), joined to the `results` stores, with report::study_tables as
-// its sections, written beside summary.md as report.html.
+// The report hook: where a study's summary becomes its report, and the only place. The study's
+// tables (summary.md, summary.json), and report.html: `headroom report`'s document with one workload
+// per row (the row's headline run, its traces read together), joined to the evaluation results the
+// user gave, with the study's tables as its closing sections.
 #include <fmt/format.h>
 
+#include <map>
 #include <sstream>
 
+#include "headroom/report/build.hpp"
+#include "headroom/report/document.hpp"
 #include "headroom/report/study_output.hpp"
 #include "headroom/study/study.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::study {
+namespace {
 
-void check_report_inputs(const std::vector<std::filesystem::path>& results) {
-  if (!results.empty()) {
-    throw input_error(fmt::format("--results {}: joining evaluation results to the study needs `headroom project "
-                                  "--results`, which this build does not have", results.front().string()));
-  }
+report::extra_section to_section(const report::study_table& t) {
+  report::extra_section s;
+  s.kind = "study";
+  s.title = t.caption.empty() ? "The study" : t.caption;
+  if (!t.intro.empty()) s.paragraphs.push_back(t.intro);
+  s.tables.push_back({"", t.columns, t.rows});
+  if (!t.footnote.empty()) s.paragraphs.push_back(t.footnote);
+  return s;
 }
 
-void write_study_report(const study_summary& s, const std::filesystem::path& out_dir,
+// Each row's headline traces, as its run record lists them; rows whose traces stayed behind (the
+// figures came from analysis.json) have none and are named in a note instead.
+report::document study_document(const study_summary& s, const classify::classifier& c,
+                                const std::vector<std::filesystem::path>& results) {
+  report::build_options o;
+  o.title = fmt::format("headroom study ({} preset)", s.preset);
+  o.generator = "headroom study";
+  report::document d;
+  d.title = o.title;
+  d.generator = o.generator;
+  d.join = o.join;
+  d.sources = report::read_results_sources(results, o);
+  const study_folder folder(s.folder);
+  std::map<std::filesystem::path, run_record> records;
+  for (auto& r : folder.records()) records.emplace(r.dir.lexically_normal(), std::move(r));
+  std::vector<std::string> without_traces;
+  for (const auto& row : s.rows) {
+    const run_result* run = row.headline();
+    if (!run) continue;
+    const std::string name = fmt::format("{} ({})", row.workload, row.variant);
+    const auto found = records.find((folder.root() / run->folder).lexically_normal());
+    std::vector<std::filesystem::path> traces;
+    if (run->figures_from == "trace" && found != records.end())
+      for (const auto& t : found->second.traces) traces.push_back(found->second.dir / t);
+    if (traces.empty()) {
+      without_traces.push_back(name);
+      continue;
+    }
+    d.workloads.push_back(report::build_workload(name, traces, c, o, d.sources));
+  }
+  for (const auto& t : report::study_tables(s)) d.sections.push_back(to_section(t));
+  if (!without_traces.empty()) {
+    report::extra_section note;
+    note.kind = "study-notes";
+    note.title = "Runs reported from their analysis only";
+    note.paragraphs.push_back(fmt::format("The traces of {} are not in the study folder; their rows in the study table "
+                                          "come from analysis.json, and they have no section of their own here.",
+                                          fmt::join(without_traces, ", ")));
+    d.sections.push_back(std::move(note));
+  }
+  return d;
+}
+
+}  // namespace
+
+void check_report_inputs(const std::vector<std::filesystem::path>& results) {
+  report::read_results_sources(results, {});  // throws input_error naming a file that is not one
+}
+
+void write_study_report(const study_summary& s, const std::filesystem::path& out_dir, const classify::classifier& c,
                         const std::vector<std::filesystem::path>& results) {
-  check_report_inputs(results);
   std::filesystem::create_directories(out_dir);
   std::ostringstream markdown, json;
   report::write_markdown(markdown, s);
   report::write_json(json, s);
   write_file_atomically(out_dir / "summary.md", markdown.str());
   write_file_atomically(out_dir / "summary.json", json.str());
+  report::write_report_file(study_document(s, c, results), out_dir / "report.html", report::report_format::html);
 }
 
 }  // namespace headroom::study

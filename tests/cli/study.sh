@@ -61,9 +61,16 @@ if [[ -d $fixtures ]]; then
 fi
 
 # The report of the folder, written elsewhere.
-expect 0 "study --from" "$bin" study --from "$study" -o "$tmp/report"
+expect 0 "study --from" "$bin" study --from "$study" -o "$tmp/report" --results "$src/data/results/published-figures.csv"
 report=$tmp/report/summary.json
 [[ -f $tmp/report/summary.md && -f $report ]] || fail "no summary.md and summary.json in -o"
+# report.html: a workload per row from its headline run's traces, joined to the results given, the
+# study's tables at its end.
+html=$tmp/report/report.html
+[[ -f $html ]] || fail "no report.html in -o"
+for w in "gpt_train (eager)" "dlrm_train (eager)"; do grep -qF "$w" "$html" || fail "report.html lacks the workload $w"; done
+grep -q "published" "$html" || fail "report.html does not join the published figures"
+grep -q "80-86%" "$html" || fail "report.html lacks the study table"
 [[ ! -f $study/summary.md ]] || fail "--from -o wrote into the study folder"
 grep -q '^| workload | domain | variant | recorded by' "$tmp/out.txt" || fail "the table is not printed"
 grep -q 'analysing runs/gpt_train.eager.headroom' "$tmp/err.txt" || fail "no progress line per run"
@@ -122,6 +129,7 @@ assert pa == pb, (pa, pb)
 assert all(r["headroom"]["figures_from"] in ("", "analysis.json") for r in b["rows"])
 PY
 grep -q 'read from analysis.json (the trace was not copied' "$tmp/copy/study/summary.md" || fail "no note on analysis.json"
+grep -q 'Runs reported from their analysis only' "$tmp/copy/study/report.html" || fail "report.html does not name the runs without traces"
 
 # Resuming: what is done is skipped, what is not would run (a dry run runs and writes nothing).
 expect 0 "dry run" "$bin" study -o "$study" --workloads gpt_train,dlrm_train --compare-torch --dry-run --python python3
@@ -147,8 +155,10 @@ grep -q 'is not a study folder' "$tmp/err.txt" || fail "not a study folder messa
 echo '{"schema_version": 1, "kind": "headroom-study-run", "workload": "x"}' >"$study/runs/dlrm_infer.eager.headroom/result.json"
 expect 2 "malformed record" "$bin" study --from "$study"
 grep -q 'dlrm_infer.eager.headroom/result.json: "variant" must be' "$tmp/err.txt" || fail "malformed record message"
-expect 2 "--results" "$bin" study --from "$tmp/copy/study" --results "$tmp/kb.sqlite"
-grep -q 'needs `headroom project --results`' "$tmp/err.txt" || fail "--results message"
+expect 2 "--results that does not exist" "$bin" study --from "$tmp/copy/study" --results "$tmp/kb.sqlite"
+grep -q "kb.sqlite: no such file" "$tmp/err.txt" || fail "--results message: $(cat "$tmp/err.txt")"
+expect 2 "--results that is a trace" "$bin" study --from "$tmp/copy/study" --results "$gpt"
+grep -q "neither a results store" "$tmp/err.txt" || fail "--results of a trace: $(cat "$tmp/err.txt")"
 
 # Runs that go wrong, with stand-in workloads (plain Python, no PyTorch): a workload that exits
 # without error under `headroom profile` but makes no CUDA call records nothing, which is a

@@ -42,7 +42,8 @@ and the addressable fractions beside the published 8.9% to 58.2%.
 Resumable: each run's trace, log and record live in the study folder (-o); a rerun skips every run
 recorded as done and runs the rest again (an interrupted or failed run included). Ctrl-C stops the
 run under way and leaves it undone. A progress line per run goes to stderr; the report is printed
-and written as DIR/summary.md and DIR/summary.json. `headroom profile` needs a CUDA GPU: on a machine
+and written as DIR/summary.md, DIR/summary.json and DIR/report.html (each workload's analysis joined
+to the --results given). `headroom profile` needs a CUDA GPU: on a machine
 without one, record elsewhere and report here with --from. docs/study.md describes the folder.
 
 Exit status: 0 when every run is done, 1 when some run failed (the report shows why), 2 on bad input,
@@ -68,9 +69,10 @@ study::study_summary report(const study_args& a, const std::filesystem::path& fo
   const auto classifier = classify::classifier::with_user_rules(a.rules);
   const auto progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   auto summary = study::summarize_study(study::study_folder(folder), classifier, a.speedup, progress);
-  study::write_study_report(summary, out, a.results);
+  study::write_study_report(summary, out, classifier, a.results);
   report::write_markdown(std::cout, summary);
-  fmt::print(stderr, "wrote {} and {}\n", (out / "summary.md").string(), (out / "summary.json").string());
+  fmt::print(stderr, "wrote {}, {} and {}\n", (out / "summary.md").string(), (out / "summary.json").string(),
+             (out / "report.html").string());
   return summary;
 }
 
@@ -121,7 +123,7 @@ const command_registration registration{{"study", 45, [](CLI::App& app) -> std::
   sub->add_flag("--compare-torch", a->compare_torch,
                 "each run again under torch.profiler (CUDA activity, every timed step): the agreement check")
       ->excludes(from);
-  sub->add_option("--results", a->results, "evaluation results store to join (headroom project --results); repeatable")
+  sub->add_option("--results", a->results, "evaluation results store or speedups CSV to join to every workload in report.html; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--rules", a->rules, "extra classification rules (TOML); repeatable; they take precedence")
       ->allow_extra_args(false);

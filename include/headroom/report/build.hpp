@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "headroom/analyze/analysis.hpp"
+#include "headroom/classify/classifier.hpp"
 #include "headroom/report/document.hpp"
 
 namespace headroom::report {
@@ -31,5 +32,14 @@ struct build_options {
 
 // Throws input_error naming a file that cannot be read.
 document build_document(const std::vector<std::filesystem::path>& inputs, const build_options& o);
+
+// The pieces build_document is made of, for callers that know their inputs' kinds already (a study
+// names each run's traces): the results sources of stores and speedup CSVs (recognised by content),
+// and one workload from trace files read together (several: the ranks of one run), joined to them.
+std::vector<project::measured_source> read_results_sources(const std::vector<std::filesystem::path>& files,
+                                                           const build_options& o);
+workload build_workload(std::string name, const std::vector<std::filesystem::path>& traces,
+                        const classify::classifier& c, const build_options& o,
+                        const std::vector<project::measured_source>& sources);
 
 }  // namespace headroom::report

@@ -46,11 +46,13 @@ study_summary summarize_study(const study_folder& folder, const classify::classi
                               const progress_fn& progress);
 
 // The report hook: the one place the study hands its summary to the report. Writes summary.md and
-// summary.json (src/report's study tables) into `out_dir`. `results` are evaluation results stores
-// to join to every workload (headroom project --results); that join is not in this build, so
-// check_report_inputs refuses them before any run starts rather than after the runs.
+// summary.json (src/report's study tables) and report.html (`headroom report`'s document: a workload
+// per row from its headline run's traces, classified with `c`, joined to the evaluation results
+// stores or speedup CSVs in `results`, the study's tables as closing sections) into `out_dir`.
+// check_report_inputs reads `results` once before any run starts, so that a wrong path is said
+// before hours of runs rather than after; both throw input_error naming the file.
 void check_report_inputs(const std::vector<std::filesystem::path>& results);
-void write_study_report(const study_summary& s, const std::filesystem::path& out_dir,
+void write_study_report(const study_summary& s, const std::filesystem::path& out_dir, const classify::classifier& c,
                         const std::vector<std::filesystem::path>& results);
 
 }  // namespace headroom::study
