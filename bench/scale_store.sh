@@ -8,7 +8,8 @@
 # importing torch), so (LARGE - SMALL) / that time is the store's own rate.
 #   bench/scale_store.sh [BUILD_DIR] [SMALL] [LARGE] [PROCESSES]   (default build/release 500 2000 8)
 # Prints one row per configuration, with the ratio of each rate to SQLite with one process measured
-# in the same run. Starts its own PostgreSQL server on loopback (tests/services/postgres.sh); needs
+# in the same run, and the disk's latency for a synchronous write before and after (both stores'
+# commits wait for the disk, so a busy disk slows both). Starts its own PostgreSQL server on loopback (tests/services/postgres.sh); needs
 # Debian's postgresql and CPU PyTorch.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,17 +61,27 @@ measure() {  # KIND PROCESSES: "small_s large_s"
   echo "${out[*]}"
 }
 
+sync_write_ms() {  # the disk's latency for one synchronous 4 KiB write (what every durable commit waits for)
+  local t0 t1
+  t0=$(now)
+  dd if=/dev/zero of="$work/sync-probe" bs=4k count=100 oflag=dsync status=none
+  t1=$(now)
+  rm -f "$work/sync-probe"
+  python3 -c "print(f'{($t1 - $t0) * 10:.1f}')"
+}
+
 run "$small" 1 "$work/warmup.sqlite" >/dev/null  # torch's files into the page cache first
+sync_before=$(sync_write_ms)
 sqlite1=$(measure sqlite 1)
 pg1=$(measure pg 1)
 pgn=$(measure pg "$processes")
-python3 - "$small" "$large" "$processes" "$sqlite1" "$pg1" "$pgn" <<'PY'
+sync_after=$(sync_write_ms)
+python3 - "$small" "$large" "$processes" "$sqlite1" "$pg1" "$pgn" "$sync_before" "$sync_after" <<'PY'
 import sys
 small, large, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rows = [("SQLite file, 1 process (baseline)", sys.argv[4]), ("PostgreSQL, 1 process", sys.argv[5]),
         (f"PostgreSQL, {n} processes sharing its queue", sys.argv[6])]
 rate = lambda s, l: (large - small) / (l - s)
-base_wall = None
 print(f"cheap evaluations (reference_error, no worker each): {small} and {large}")
 print(f"{'configuration':<44} {f'wall s ({small})':>12} {f'wall s ({large})':>13} {'evals/s':>9} {'vs SQLite':>10}")
 base = None
@@ -80,4 +91,5 @@ for name, times in rows:
     base = base or r
     print(f"{name:<44} {s:>12.2f} {l:>13.2f} {r:>9.1f} {r / base:>9.2f}x")
 print("evals/s: the extra evaluations of the larger run over its extra wall clock (the store's own rate)")
+print(f"a synchronous 4 KiB write on this disk: {sys.argv[7]} ms before, {sys.argv[8]} ms after (every durable commit waits for one or more)")
 PY
