@@ -1,5 +1,5 @@
 // How long one big payload takes through the eval channel, writer and reader together, sent as a
-// new file in /dev/shm (the path before session 5) and through a shared region kept for the
+// new file in /dev/shm (the baseline) and through a shared region kept for the
 // channel's life (a memfd whose pages stay allocated). Rounds alternate the two; the reader reads
 // into the buffer of its previous payload, as the worker does.
 //

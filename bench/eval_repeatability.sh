@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How repeatable is `headroom eval`'s speedup? The same correct candidate evaluated N times, each in
 # a fresh run (fresh workers, fresh reference timing). Prints each run's candidate and eager medians
-# and the speedup, then the spread of the speedup: (max - min) / median. Target (issue 4): 0.3%.
+# and the speedup, then the spread of the speedup: (max - min) / median. The target is 0.3%.
 #
 #   bench/eval_repeatability.sh [HEADROOM] [N]   (env DEVICE=cuda, PROBLEM=..., CANDIDATE=...,
 #                                                 EVAL_ARGS="--no-hold" for dispatch-included timing,

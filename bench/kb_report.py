@@ -1,8 +1,8 @@
-"""The KernelBench level-1 figures issue 4 asks for, from a run's store and audit.
+"""The KernelBench level-1 figures (bench/RESULTS.md) from a run's store and audit.
 
     python3 bench/kb_report.py KB_DIR [LEVEL_DIR]
 
-KB_DIR holds kb.sqlite and kb-audit.jsonl (scripts/device-eval-call.sh PART=kb, collected with
+KB_DIR holds kb.sqlite and kb-audit.jsonl (`scripts/gpu kernelbench`, collected with
 scripts/kb-collect); LEVEL_DIR (default .deps/KernelBench/level1) lists the problems, so that the
 ones not yet evaluated are named. Prints Markdown: how many problems are done, the speedups of each
 problem's own Model as its candidate against the 1.00 +- 0.02 it must show, which problems a
@@ -17,7 +17,7 @@ import sys
 from datetime import datetime
 
 TOLERANCE = 0.02
-# Consecutive evaluations further apart than this belong to different runs (calls, sessions).
+# Consecutive evaluations further apart than this belong to different runs.
 MAX_INTERVAL_S = 900
 
 
@@ -41,7 +41,7 @@ def main():
         if "launch-bound" in (clocks or ""):
             mode += ", launch-bound"  # the candidate's host time set its cost (commit efe3138 on)
         if "paired rounds" in (clocks or ""):
-            # "speedup from 6 paired rounds on CPU 31 (ratios ...)" (session 9 on), or why they did not run
+            # "speedup from 6 paired rounds on CPU 31 (ratios ...)" (stores with paired rounds), or why they did not run
             mode += ", " + next(part for part in clocks.split("; ") if "paired rounds" in part)
         detail[problem] = (f"{device}, {started}, spreads {100 * (c_spread or 0):.2f}% / {100 * (e_spread or 0):.2f}%, "
                            f"{mode}")

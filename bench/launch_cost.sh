@@ -4,7 +4,7 @@
 # timed on the host; see launch_cost.cu). A tight launch loop varies far less between processes
 # than a workload's steps do, so the per-launch cost of each kind of record, and of calls CUPTI
 # intercepts without recording them (--queries), can be told apart where the workload A/B cannot.
-# Run on the GPU machine after scripts/device-build (the program is built with CUDA):
+# Run on a GPU machine (`scripts/gpu launch-cost` builds and runs it; the program is built with CUDA):
 #
 #   bench/launch_cost.sh [BUILD_DIR]                (default build/device)
 #   REPS=3 CONFIGS="plain kernel default" bench/launch_cost.sh
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 build=$(realpath -m "${1:-build/device}")
 headroom=$build/bin/headroom program=$build/bench/launch_cost/launch_cost
 for f in "$headroom" "$program"; do
-  [[ -x $f ]] || { echo "no $f (run scripts/device-build first)" >&2; exit 2; }
+  [[ -x $f ]] || { echo "no $f (scripts/gpu builds it)" >&2; exit 2; }
 done
 reps=${REPS:-3}
 configs=${CONFIGS:-plain kernel kernel+runtime kernel+runtime+driver default no-driver calls api-all}

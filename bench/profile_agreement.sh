@@ -13,7 +13,7 @@
 #   matched  our steady window with no step skipped (every timed step, by its ProfilerStep#N range)
 #            against torch's whole trace (its torch-all mode records exactly the timed steps): the
 #            same steps on both sides, the comparison the target is about. Target: within 1 point.
-# Separate processes differ in speed by about 1% on their own (bench/RESULTS.md, sessions 13-14),
+# Separate processes differ in speed by about 1% on their own (bench/RESULTS.md, "Profiler agreement"),
 # and a fraction of wall clock moves with them, so each side's figure is the median over its reps
 # (every rep's figure listed), with each side's median step beside it.
 set -uo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Overhead of `headroom profile` against a plain run and torch.profiler (CUDA activity only, every
-# timed step: --profile torch-all), on the reference workloads. Run on the GPU machine after
-# scripts/device-build; builds nothing.
+# timed step: --profile torch-all), on the reference workloads. Builds nothing: `scripts/gpu overhead` builds headroom and runs it on a
+# GPU machine.
 #
 #   bench/profile_overhead.sh [HEADROOM]      (default build/device/bin/headroom)
 #   REPS=3 STEPS=30 RUN_TIMEOUT=120 WORKLOADS="gpt_train gpt_infer" bench/profile_overhead.sh
@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 headroom=$(realpath "${1:-build/device/bin/headroom}")
-[[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
+[[ -x $headroom ]] || { echo "no headroom executable at $headroom (scripts/gpu builds it)" >&2; exit 2; }
 reps=${REPS:-3} first=${FIRST_REP:-1} run_timeout=${RUN_TIMEOUT:-120}
 dest=${OUT:-$(mktemp -d)}
 mkdir -p "$dest/profile_overhead"
@@ -30,7 +30,7 @@ declare -A script=([gpt_train]="workloads/gpt.py --mode train" [gpt_infer]="work
 workloads=${WORKLOADS:-gpt_train gpt_infer dlrm_train dlrm_infer resnet50_train}
 # Timed steps per run (STEPS overrides): about 4 s of steps each. DLRM's steps vary by 40-50% from
 # one to the next, so 30 of them leave the wall-clock denominator of the addressable fraction
-# several points apart between two runs (bench/RESULTS.md, session 5).
+# several points apart between two runs (bench/RESULTS.md, "Profiler agreement with torch.profiler").
 declare -A default_steps=([gpt_train]=30 [gpt_infer]=80 [dlrm_train]=300 [dlrm_infer]=1000 [resnet50_train]=120)
 
 run_one() {  # workload mode rep: one run, its summary in $work/<workload>.<mode>.<rep>.json

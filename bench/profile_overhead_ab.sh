@@ -4,8 +4,8 @@
 # cudaProfilerApi` (cudaProfilerStart/Stop around the recorded blocks) or by torch.profiler (CUDA
 # activity only, one session per recorded block). Separate runs of the same workload differ by
 # several percent on their own (bench/RESULTS.md, DLRM plain runs 7% apart): a difference between
-# processes cannot resolve the 0.5% target, a ratio within one can. Run on the GPU machine after
-# scripts/device-build; builds nothing.
+# processes cannot resolve the 0.5% target, a ratio within one can. Builds nothing:
+# `scripts/gpu overhead-ab` builds headroom and runs it on a GPU machine.
 #
 #   bench/profile_overhead_ab.sh [HEADROOM]         (default build/device/bin/headroom)
 #   REPS=2 PROFILERS="headroom torch" WORKLOADS="gpt_train dlrm_infer" bench/profile_overhead_ab.sh
@@ -43,7 +43,7 @@ declare -A steps=([gpt_train]=40 [gpt_infer]=80 [dlrm_train]=400 [dlrm_infer]=10
                   [bert_infer]=60 [dlrmv2_train]=320 [hstu_train]=60 [vit_infer]=120)
 
 if [[ -z ${TABLE_ONLY:-} ]]; then
-  [[ -x $headroom ]] || { echo "no headroom executable at $headroom (run scripts/device-build first)" >&2; exit 2; }
+  [[ -x $headroom ]] || { echo "no headroom executable at $headroom (scripts/gpu builds it)" >&2; exit 2; }
   for w in $workloads; do
     for ((r = 1; r <= reps; r++)); do
       for entry in ${PROFILERS:-headroom torch}; do
@@ -63,8 +63,8 @@ if [[ -z ${TABLE_ONLY:-} ]]; then
         fi >"$base.log" 2>&1 || echo "!! $w $p rep $r failed (log: $base.log)" >&2
         grep -h "overhead=\|headroom: [0-9]* process" "$base.log" | sed "s/^/   [$w $p $r] /" >&2
         # What the store holds, before it goes: an A/B whose headroom process recorded no launch
-        # call measured something else than the target's "while recording launch calls" (session
-        # 14: a setting that recorded none looked cheaper).
+        # call measured something else than the target's "while recording launch calls" (a setting
+        # that recorded none looked cheaper: docs/profiler.md, "Which API calls, and when").
         [[ $recorder == headroom && -f $base.sqlite ]] && python3 bench/store_records.py "$base.sqlite" >"$base.records.json"
         [[ ${KEEP_STORES:-0} == 1 ]] || rm -f "$base.sqlite"
       done

@@ -1,5 +1,7 @@
 // Reads one Kineto trace the way `headroom analyze` does (no API calls) and prints throughput and
 // what was read. Usage: read_kineto_bench FILE [--chunk-mb N] [--batch-kb N] [--api-calls]
+// [--geometry] [--zlib] [--read-ahead | --no-read-ahead]; --zlib --no-read-ahead is the reader as
+// it was before ISA-L and the read-ahead thread (bench/gzip_throughput.sh compares them).
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +15,8 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: {} FILE [--chunk-mb N] [--batch-kb N] [--api-calls] [--geometry]\n", argv[0]);
+    fmt::print(stderr, "usage: {} FILE [--chunk-mb N] [--batch-kb N] [--api-calls] [--geometry] [--zlib] [--read-ahead | --no-read-ahead]\n",
+               argv[0]);
     return 2;
   }
   headroom::trace::read_options options;
@@ -27,6 +30,9 @@ int main(int argc, char** argv) {
     else if (arg == "--batch-kb" && i + 1 < argc) tuning.batch_bytes = std::strtoull(argv[++i], nullptr, 10) << 10;
     else if (arg == "--api-calls") options.api_calls = true;
     else if (arg == "--geometry") options.launch_geometry = true;
+    else if (arg == "--zlib") tuning.inflater = headroom::trace::gzip_inflater::zlib;
+    else if (arg == "--no-read-ahead") tuning.read_ahead = false;
+    else if (arg == "--read-ahead") tuning.read_ahead = true;
   }
   try {
     const auto t0 = std::chrono::steady_clock::now();

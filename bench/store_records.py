@@ -1,7 +1,7 @@
 """What a headroom trace store holds, for the benchmarks that count it before deleting the store:
 its API calls, its kernels, and the kernels joined to their launch call by correlation id. A run
-that recorded no launch call did not measure the cost of recording launches (bench/RESULTS.md,
-session 14). Usage: python3 bench/store_records.py STORE.sqlite   (prints one JSON line)
+that recorded no launch call did not measure the cost of recording launches (docs/profiler.md,
+"Which API calls, and when"). Usage: python3 bench/store_records.py STORE.sqlite   (one JSON line)
 """
 import json
 import sqlite3

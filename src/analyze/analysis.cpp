@@ -4,14 +4,15 @@
 
 #include <algorithm>
 #include <limits>
-#include <regex>
 #include <unordered_map>
 
+#include "headroom/analyze/activity_classes.hpp"
 #include "headroom/analyze/attribution.hpp"
 #include "headroom/analyze/intervals.hpp"
 #include "headroom/analyze/steps.hpp"
 #include "headroom/analyze/timeline.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/regex.hpp"
 
 namespace headroom::analyze {
 namespace {
@@ -19,37 +20,11 @@ namespace {
 using classify::category;
 using classify::provenance;
 
-// Each distinct name is classified once (traces repeat a few hundred names millions of times).
-class classification_cache {
- public:
-  classification_cache(const trace::trace& t, const classify::classifier& c)
-      : t_(t), c_(c), done_(t.strings.size(), 0), cache_(t.strings.size()) {}
-
-  classify::classification of(const trace::activity& a) {
-    if (a.kind != trace::activity_kind::kernel) return {category::memory, provenance::runtime, "", ""};
-    if (!done_[a.name]) {
-      cache_[a.name] = c_.classify(t_.strings[a.name]);
-      done_[a.name] = 1;
-    }
-    return cache_[a.name];
-  }
-
- private:
-  const trace::trace& t_;
-  const classify::classifier& c_;
-  std::vector<char> done_;
-  std::vector<classify::classification> cache_;
-};
-
 class group_matcher {
  public:
   group_matcher(const trace::trace& t, const std::vector<activity_group>& groups) : t_(t), groups_(groups) {
     for (const auto& g : groups) {
-      try {
-        regex_.emplace_back(g.name_regex, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        throw input_error(fmt::format("kernel pattern '{}' is not a valid regular expression: {}", g.name_regex, e.what()));
-      }
+      regex_.emplace_back(g.name_regex, "kernel pattern");
       cache_.emplace_back(t.strings.size(), -1);
     }
   }
@@ -62,7 +37,7 @@ class group_matcher {
       if (grp.addressable_only && !k.addressable()) continue;
       if (!grp.name_regex.empty()) {
         auto& hit = cache_[g][a.name];
-        if (hit < 0) hit = std::regex_search(t_.strings[a.name].begin(), t_.strings[a.name].end(), regex_[g]) ? 1 : 0;
+        if (hit < 0) hit = regex_[g].search(t_.strings[a.name]) ? 1 : 0;
         if (hit == 0) continue;
       }
       return static_cast<int>(g);
@@ -73,7 +48,7 @@ class group_matcher {
  private:
   const trace::trace& t_;
   const std::vector<activity_group>& groups_;
-  std::vector<std::regex> regex_;
+  std::vector<util::regex> regex_;
   std::vector<std::vector<signed char>> cache_;
 };
 
@@ -159,7 +134,7 @@ void add(busy_share& into, const busy_share& from) {
   into.count += from.count;
 }
 
-timeline_report measure(const trace::trace& t, const timeline& tl, const window& w, classification_cache& classes,
+timeline_report measure(const trace::trace& t, const timeline& tl, const window& w, activity_classes& classes,
                         group_matcher& groups, std::size_t group_count, name_totals& names, bool attribute) {
   timeline_report r;
   r.process = tl.process;
@@ -248,7 +223,7 @@ std::vector<kernel_row> top_rows(const trace::trace& t, const name_totals& names
 
 std::vector<std::int16_t> assign_groups(const trace::trace& t, const classify::classifier& c,
                                        const std::vector<activity_group>& groups) {
-  classification_cache classes(t, c);
+  activity_classes classes(t, c);
   group_matcher matcher(t, groups);
   std::vector<std::int16_t> out(t.activities.size(), -1);
   if (groups.empty()) return out;
@@ -262,7 +237,7 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   analysis_report rep;
   rep.platform = t.platform;
   const auto timelines = split_timelines(t);
-  classification_cache classes(t, c);
+  activity_classes classes(t, c);
   group_matcher groups(t, o.groups);
   std::optional<step_finder> steps;
   if (o.mode == window_mode::steady_state) steps.emplace(t, o.step_marker);
@@ -339,6 +314,10 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   tot.top_kernels = top_rows(t, all_names, c, tot.wall, o.top_kernels);
 
   auto& notes = rep.notes;
+  // Lost input first: every figure below is of what could be read (docs/method.md, "Partial input").
+  for (const auto& w : t.warnings) {
+    if (w.lost) notes.push_back(fmt::format("partial input, the figures cover only what was read: {}", w.what));
+  }
   if (t.activities.empty()) notes.push_back("no GPU activity in this trace: nothing to measure");
   if (!t.platform.empty() && t.platform != "cuda") {
     notes.push_back(fmt::format("platform {}: the classification rules are CUDA-centric, so vendor kernels of this "
@@ -365,6 +344,7 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
     notes.push_back(fmt::format("the profiler reported {} lost records: busy times may be too low", t.dropped_records));
   }
   for (const auto& w : t.warnings) {
+    if (w.lost) continue;
     notes.push_back(w.count > 1 ? fmt::format("reader: {} ({} times)", w.what, w.count) : fmt::format("reader: {}", w.what));
   }
   return rep;

@@ -20,14 +20,6 @@ std::string_view to_string(step_mapping m) {
 
 namespace {
 
-std::regex compile_marker(const std::string& re) {
-  try {
-    return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    throw input_error(fmt::format("--step-marker '{}' is not a valid regular expression: {}", re, e.what()));
-  }
-}
-
 // "ProfilerStep#3" and "ProfilerStep#7" read as "ProfilerStep#3..#7".
 std::string step_span_name(std::string_view a, std::string_view b) {
   if (a == b) return std::string(a);
@@ -44,7 +36,7 @@ bool launches_work(std::string_view api_name) { return api_name.find("Launch") !
 }  // namespace
 
 step_finder::step_finder(const trace::trace& t, const std::string& marker_regex)
-    : t_(t), marker_(compile_marker(marker_regex)), marker_cache_(t.strings.size(), -1) {
+    : t_(t), marker_(marker_regex, "--step-marker"), marker_cache_(t.strings.size(), -1) {
   cpu_steps_.resize(t.processes.size());
   for (std::uint32_t i = 0; i < t.ranges.size(); ++i) {
     const auto& r = t.ranges[i];
@@ -102,7 +94,7 @@ step_finder::call step_finder::call_at(std::uint32_t i) const {
 
 bool step_finder::is_marker(trace::string_id name) {
   auto& cached = marker_cache_[name];
-  if (cached < 0) cached = std::regex_search(t_.strings[name].begin(), t_.strings[name].end(), marker_) ? 1 : 0;
+  if (cached < 0) cached = marker_.search(t_.strings[name]) ? 1 : 0;
   return cached == 1;
 }
 

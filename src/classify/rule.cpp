@@ -78,10 +78,7 @@ bool rule::matches(const indexed_text& indexed) const {
   if (!prefix.empty() && !any_prefix(prefix, text)) return false;
   if (!contains.empty() && !any_found(contains, indexed)) return false;
   if (!not_contains.empty() && any_found(not_contains, indexed)) return false;
-  if (regex) {
-    const std::string_view window = text.substr(0, regex_window);
-    if (!std::regex_search(window.begin(), window.end(), *regex)) return false;
-  }
+  if (regex && !regex->search(text)) return false;
   return true;
 }
 
@@ -89,7 +86,7 @@ std::string rule::describe_matchers() const {
   std::string out;
   append_list(out, "prefix", prefix);
   append_list(out, "contains", contains);
-  if (regex) append_list(out, "regex", std::vector<std::string>{regex_text});
+  if (regex) append_list(out, "regex", std::vector<std::string>{regex->pattern()});
   append_list(out, "not_contains", not_contains);
   if (on == match_on::demangled) out += " on=demangled";
   if (on == match_on::mangled) out += " on=mangled";

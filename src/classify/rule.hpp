@@ -3,22 +3,17 @@
 // src/classify: users see rules through rule files and classifier::rules().
 #include <bitset>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "headroom/classify/classifier.hpp"
+#include "headroom/util/regex.hpp"
 
 namespace headroom::classify {
 
 // Which spelling of a name a rule looks at.
 enum class match_on : std::uint8_t { either, demangled, mangled };
-
-// std::regex in libstdc++ recurses once per character matched, so a pattern like ".*x" over a
-// templated kernel name thousands of characters long can overflow the stack. A regex therefore
-// sees at most this many leading characters; kernel families are named near the front.
-inline constexpr std::size_t regex_window = 512;
 
 // The byte pairs present in a name (6 bits of each byte, so 4096 slots). A needle with a pair the
 // name lacks cannot occur in it; this skips almost every substring search, which otherwise
@@ -45,8 +40,7 @@ struct rule {
   std::vector<std::string> prefix;
   std::vector<needle> contains;
   std::vector<needle> not_contains;
-  std::optional<std::regex> regex;
-  std::string regex_text;
+  std::optional<util::regex> regex;
   match_on on = match_on::either;
   category cat = category::other;
   provenance prov = provenance::custom;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <set>
 
@@ -39,11 +40,10 @@ class rule_reader {
     for (auto& s : strings("contains", r.id)) r.contains.emplace_back(std::move(s));
     for (auto& s : strings("not_contains", r.id)) r.not_contains.emplace_back(std::move(s));
     if (auto text = optional_string("regex", r.id)) {
-      r.regex_text = *text;
       try {
-        r.regex.emplace(r.regex_text, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        fail(fmt::format("has a bad `regex` \"{}\": {}", r.regex_text, e.what()), r.id);
+        r.regex.emplace(*text, "`regex`");
+      } catch (const input_error& e) {
+        fail(fmt::format("has a bad {}", e.what()), r.id);
       }
     }
     if (r.prefix.empty() && r.contains.empty() && !r.regex) {

@@ -128,7 +128,7 @@ profile_settings settings_from_env(const env_lookup& env) {
   s.api_enable = choose<api_enabling>(env, "HEADROOM_PROFILE_API_ENABLE", {"kind", api_enabling::kind},
                                       {"calls", api_enabling::calls}, "the whole kind is enabled", s.problems);
   if (s.api_enable == api_enabling::calls && s.capture == capture_range::profiler_api) {
-    // Seen on the H200 (bench/RESULTS.md, session 14): enabled call by call at cudaProfilerStart,
+    // Seen on the H200 (docs/profiler.md, "Environment"): enabled call by call at cudaProfilerStart,
     // after the context exists, CUPTI recorded no API call at all.
     s.problems.emplace_back("HEADROOM_PROFILE_API_ENABLE=calls records no API call inside a capture range; "
                             "the whole kinds are enabled instead");
@@ -209,7 +209,7 @@ bool is_query_api(std::string_view name) {
   // cudaGetDevice also covers cudaGetDeviceCount and cudaGetDeviceProperties; cuDeviceGet covers
   // cuDeviceGetAttribute and cuDeviceGetName; cuKernelGet covers cuKernelGetAttribute and
   // cuKernelGetName, which came with every runtime kernel launch while kernels were recorded (38 of
-  // DLRM inference's 90 recorded calls a step, bench/RESULTS.md, session 13). Polling calls
+  // DLRM inference's 90 recorded calls a step, bench/RESULTS.md, "Profiler overhead"). Polling calls
   // (cudaStreamQuery, cudaEventQuery) stay: they are how a program waits without blocking.
   return std::any_of(std::begin(prefixes), std::end(prefixes),
                      [&](std::string_view p) { return name.substr(0, p.size()) == p; });

@@ -38,7 +38,7 @@ enum class capture_range { whole, profiler_api };
 // `repeat` (the default), one range, recording starts again at the next cudaProfilerStart; `stop`,
 // the recording: the stream is closed and CUPTI detached (cuptiFinalize), so the rest of the
 // process runs as if never profiled. Once API calls were traced, CUPTI left attached but idle slowed
-// later steps by about 1% on DLRM inference, for torch.profiler too (bench/RESULTS.md, session 14).
+// later steps by about 1% on DLRM inference, for torch.profiler too (bench/RESULTS.md, "Profiler overhead").
 enum class capture_end { repeat, stop };
 
 // Which runtime and driver API calls are recorded (HEADROOM_PROFILE_API): all but the queries that
@@ -67,7 +67,7 @@ enum class api_recorder { activity, callback };
 // switched off (cuptiActivityEnableRuntimeApi(cbid, 0)); or `calls`, each recorded call switched on
 // by itself with the kind left off (cbid, 1). `calls` records the launches of a whole-process run
 // (gpu_profile_normal passes), but inside a capture range, enabled after the context exists, it
-// recorded no API call at all (bench/RESULTS.md, session 14), so settings_from_env refuses it
+// recorded no API call at all (docs/profiler.md, "Which API calls, and when"), so settings_from_env refuses it
 // there. An experiment, not the default.
 enum class api_enabling { kind, calls };
 

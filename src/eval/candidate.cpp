@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/unwritten.hpp"
 #include "headroom/util/json.hpp"
 #include "candidate_sandbox.hpp"
 #include "candidate_timing.hpp"

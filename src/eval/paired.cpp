@@ -153,8 +153,8 @@ paired_result time_paired(session& candidate, const problem_spec& problem, const
 
   // A warm-up turn, not counted: the candidate's worker has run its trials and its timing, this
   // one nothing yet. Its first call pays the first-use costs (a library's handle made on first use
-  // synchronises the device and outlived the hold: session 10 saw the first turn of every fresh
-  // reference worker timed with its dispatch, 2x its cost, and a round's ratio of 1.9 from it).
+  // synchronises the device and outlived the hold: on the H200 the first turn of every fresh
+  // reference worker was timed with its dispatch, 2x its cost, and a round's ratio of 1.9 came of it).
   {
     answer w = other->ask(first_reference_request, payload, o.run_timeout * 10);
     if (w.failure != worker_failure::none || !w.ok) {

@@ -6,7 +6,7 @@
 //
 // Why: a speedup compares costs measured in two processes at two moments. On the H200 machine (a
 // virtual machine) the host ran 1.5-3.5x slower in spells of a tenth of a second to seconds, with
-// no steal time reported and nothing else running (bench/RESULTS.md, session 9). A call whose
+// no steal time reported and nothing else running (docs/device.md, "Timing"). A call whose
 // dispatch is near its device time, or that is timed with its dispatch, then costs what the host's
 // speed was at its moment. Turns a fraction of a second apart see the same host.
 #include <functional>
@@ -60,7 +60,7 @@ struct paired_result {
 // larger of its turns' median device cost and its turns' least host time, and the speedup divides
 // the reference's cost by the candidate's. The host's speed only ever drops (a slow spell), so its
 // least time over the turns is what the call dispatches in on this host; a ratio of single rounds
-// instead follows whichever side a spell caught (session 11: for three rounds the reference's
+// instead follows whichever side a spell caught (on the H200: for three rounds the reference's
 // dispatch ran at 0.072 ms, above 12_'s 0.056 ms on the device, the candidate's at 0.025-0.056, and
 // the ratios' estimate said 1.13 for 12_ against itself; replayed on the recorded turns of thirteen
 // such evaluations, the ratios' estimate left 4 outside 1.00 +- 0.02, the sides' costs 1, at 1.0203).

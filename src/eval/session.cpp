@@ -1,5 +1,4 @@
 #include "session.hpp"
-#include "wake_probe.hpp"
 
 #include <unistd.h>
 
@@ -101,13 +100,7 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
       return timing_.answer(what, call);
     };
   }
-  if (!on_ask) return to_answer(process_->request("{" + fields + "}", payload, timeout, take, on_ask));
-  int cpu = -1;  // the CPU the worker's timing thread is pinned to (paired rounds), if any
-  if (auto at = fields.find(R"("cpu":)"); at != std::string::npos) cpu = std::stoi(fields.substr(at + 6));
-  wake_probe probe(cpu);
-  answer a = to_answer(process_->request("{" + fields + "}", payload, timeout, take, on_ask));
-  timing_.set_wake_delay_ms(probe.stop());
-  return a;
+  return to_answer(process_->request("{" + fields + "}", payload, timeout, take, on_ask));
 }
 
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }

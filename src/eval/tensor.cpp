@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "eval/tensor_access.hpp"
 #include "headroom/util/error.hpp"
@@ -140,6 +141,8 @@ double float16_value(std::uint16_t bits) { return detail::half_to_float(bits); }
 std::uint16_t bfloat16_bits(double x) { return std::uint16_t(encode_narrow(x, 8, 7)); }
 
 double bfloat16_value(std::uint16_t bits) { return detail::bfloat16_to_float(bits); }
+
+std::string format_shape(const std::vector<std::int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
 void validate(const tensor& t, std::string_view what) {
   std::uint64_t n = 1;

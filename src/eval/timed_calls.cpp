@@ -103,13 +103,10 @@ std::string unconfirmed_times(const std::vector<timed_call>& calls, const timing
   double wall = worker::median_of(walls);
   double least_excess = *std::min_element(excess.begin(), excess.end());
   double least_gap = *std::min_element(gaps.begin(), gaps.end());
-  // Each interval holds two wakes (the worker's on the parent's reply, the parent's on the worker's
-  // word that the call is done); a busy machine makes each late by about the probe's median.
-  const double wakes = 3 * log.wake_delay_ms();
-  if (least_excess > 0.5 * wall + 0.2 + wakes)
+  if (least_excess > 0.5 * wall + 0.2)
     return fmt::format("every call took at least {:.4g} ms longer by the parent's clock than the worker reported "
-                       "(its median {:.4g} ms; the harness's own cost {:.4g} ms; the machine's wakes {:.4g} ms late)",
-                       least_excess, wall, reference.outside_ms, log.wake_delay_ms());
+                       "(its median {:.4g} ms; the harness's own cost {:.4g} ms)",
+                       least_excess, wall, reference.outside_ms);
   if (least_gap > 1.5 * reference.gap_ms + 0.05)
     return fmt::format("at least {:.4g} ms of every call's wall clock is neither its device nor its host time (the "
                        "reference's: {:.4g} ms)",

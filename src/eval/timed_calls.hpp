@@ -47,13 +47,13 @@ call_overhead measure_overhead(const std::vector<timed_call>& calls, const timin
 // An answer of no calls at all contradicts a timing request.
 std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log);
 
-// Empty, or how the parent's clock fails to confirm the reported times (not_confirmed: the speedup
-// is not verified): every call took longer by the parent's clock than reported, by more than half
-// the median wall clock plus 0.2 ms plus three times the request's wake delay (the least excess over
-// calls, less the harness's own overhead measured on the reference; log.wake_delay_ms()); or every call's wall clock is longer than its device and host time by
-// more than 1.5 times the reference's median gap plus 0.05 ms. A machine busy with other work delays
-// the parent's reading of the worker's announcements, which this can flag on an honest worker; it
-// never makes the verdict incorrect. `reference`: measure_overhead of the reference's own timing.
+// Empty, or how the parent's clock fails to confirm the reported times (timing_unconfirmed, an
+// informative flag: docs/eval.md, "Integrity inside the worker", says why it does not disqualify
+// yet): every call took longer by the parent's clock than reported, by more than half the median
+// wall clock plus 0.2 ms (the least excess over calls, less the harness's own overhead measured on
+// the reference); or every call's wall clock is longer than its device and host time by more than
+// 1.5 times the reference's median gap plus 0.05 ms. `reference`: measure_overhead of the
+// reference's own timing.
 std::string unconfirmed_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference);
 
 // The timing summary of a candidate's answer, computed here from the calls it reported (each

@@ -18,7 +18,6 @@ void timing_log::start(std::size_t sets) {
   start_ms_.clear();
   done_ms_.clear();
   out_of_order_ = false;
-  wake_delay_ms_ = 0;
 }
 
 std::string timing_log::plan(std::int64_t call) {

@@ -36,10 +36,6 @@ class timing_log {
   bool out_of_order() const { return out_of_order_; }
   // The clock the log reads, in ms (the steady clock; tests give their own).
   void set_clock(std::function<double()> now) { now_ = std::move(now); }
-  // How late the parent's threads woke during the request (wake_probe.hpp), in ms: the allowance
-  // for each wake in the interval around a call.
-  void set_wake_delay_ms(double ms) { wake_delay_ms_ = ms; }
-  double wake_delay_ms() const { return wake_delay_ms_; }
 
  private:
   std::size_t sets_ = 1;
@@ -47,7 +43,6 @@ class timing_log {
   std::vector<std::size_t> sets_of_;
   std::vector<double> start_ms_, done_ms_;
   bool out_of_order_ = false;
-  double wake_delay_ms_ = 0;
   std::mt19937_64 rng_{std::random_device{}()};
   std::function<double()> now_;
 };

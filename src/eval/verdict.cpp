@@ -37,7 +37,7 @@ bool disqualifies_speedup(std::string_view flag_code) {
   // Each means the measured time may not be the candidate's own work (docs/eval.md, "Verdicts"):
   // excessive_speedup is raised only where no speed-of-light floor can check a speedup over 10x.
   return flag_code == "other_stream_work" || flag_code == "below_speed_of_light" || flag_code == "torch_fallback" ||
-         flag_code == "timing_modes_differ" || flag_code == "excessive_speedup" || flag_code == "timing_unconfirmed";
+         flag_code == "timing_modes_differ" || flag_code == "excessive_speedup";
 }
 
 }  // namespace headroom::eval

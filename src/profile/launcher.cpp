@@ -1,4 +1,4 @@
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "headroom/util/error.hpp"
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 namespace headroom::profile {
 namespace {

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "headroom/util/error.hpp"
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 namespace headroom::profile {
 
@@ -53,7 +53,7 @@ merged_streams merge_streams(const std::filesystem::path& folder) {
   for (auto& t : traces) trace::append(out.trace, std::move(t));
   // append takes the first trace whole; the merged trace is a store either way.
   out.trace.format = trace::source_format::headroom_store;
-  for (auto& u : unreadable) out.trace.warn("event stream skipped: " + u);
+  for (auto& u : unreadable) out.trace.lose("event stream skipped: " + u);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "headroom/trace/chrome_writer.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::project {
 namespace {
@@ -126,7 +127,9 @@ trace::trace replayed_trace(const trace::trace& measured, const replay_graph& g,
 }
 
 void write_replay_chrome_trace(const trace::trace& measured, const replay_graph& g, const replayed_timeline& r,
-                               const shrink_set& shrink, const std::filesystem::path& path) {
+                               const shrink_set& shrink, const std::filesystem::path& path,
+                               std::span<const std::filesystem::path> inputs) {
+  util::output_file file(path, inputs);
   auto both = copy_of(measured);
   auto replayed = replayed_trace(measured, g, r);
   for (auto& p : both.processes) p.name = "measured: " + p.name;
@@ -139,7 +142,8 @@ void write_replay_chrome_trace(const trace::trace& measured, const replay_graph&
     const auto part = a < shrink.part_of.size() ? shrink.part_of[a] : -1;
     return part >= 0 ? std::string_view(shrink.parts[static_cast<std::size_t>(part)].label) : std::string_view("unchanged");
   };
-  trace::write_chrome_trace(both, path, options);
+  trace::write_chrome_trace(both, file.stream(), options);
+  file.commit();
 }
 
 }  // namespace headroom::project

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "headroom/analyze/inputs.hpp"
 #include "headroom/store/results_store.hpp"
+#include "headroom/trace/reader.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::report {
@@ -63,7 +63,10 @@ workload build_workload(std::string name, const std::vector<std::filesystem::pat
   workload w;
   w.name = std::move(name);
   for (const auto& p : traces) w.files.push_back(p.string());
-  w.projection = project::project_measured(analyze::read_traces(traces), c, o.analysis, sources, o.join);
+  trace::inputs_options read;
+  read.read.launch_pairs_for_json = true;
+  read.allow_partial = o.allow_partial;
+  w.projection = project::project_measured(trace::read_traces(traces, read), c, o.analysis, sources, o.join);
   return w;
 }
 

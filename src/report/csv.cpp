@@ -39,6 +39,11 @@ void write_csv(std::ostream& out, const analyze::analysis_report& r) {
   fmt::print(out, "timeline,rank,device,wall_ns,group,class,busy_ns,sum_ns,count,share_of_wall\n");
   for (const auto& t : r.timelines) rows(out, t);
   rows(out, r.total);
+  // The notes travel with the figures (a partial input's first of all), one row each.
+  for (const auto& n : r.notes) {
+    fmt::print(out, "{},{},{},{},note,{},0,0,0,0.000000\n", field(r.total.label), r.total.rank, r.total.device,
+               r.total.wall, field(n));
+  }
 }
 
 }  // namespace headroom::report

@@ -205,7 +205,7 @@ void prefault(std::byte* data, std::size_t size, unsigned threads) {
   if (size == 0) return;
   // Huge pages where the kernel gives them on request (transparent_hugepage "madvise", as on the
   // H200 machine): one fault per 2 MiB instead of per 4 KiB. Single-threaded, 4 KiB pages were
-  // mapped at 1.5-2.3 GB/s there (bench/host_memory_probe.py).
+  // mapped at 1.5-2.3 GB/s there (docs/device.md, "Memory traffic").
   if (size >= (std::size_t{2} << 20)) {
     const auto start = reinterpret_cast<std::uintptr_t>(data) & ~std::uintptr_t{4095};
     madvise(reinterpret_cast<void*>(start), reinterpret_cast<std::uintptr_t>(data) + size - start, MADV_HUGEPAGE);

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "proc_file.hpp"
 #include "seccomp_filter.hpp"
 
 namespace headroom::sandbox {
@@ -22,14 +23,6 @@ namespace {
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "headroom-sandbox: %s: %s\n", what.c_str(), std::strerror(errno));
   std::_Exit(125);
-}
-
-bool write_file(const char* path, const std::string& text) {
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  return ok;
 }
 
 void set_limit(int resource, std::uint64_t value, const char* name) {
@@ -70,8 +63,8 @@ void confine_and_exec(const policy& p, const identity& who, const std::vector<st
     // belongs to root, which this namespace cannot write as.
     ::prctl(PR_SET_DUMPABLE, 1);
     if (::unshare(CLONE_NEWUSER) != 0) die("nested user namespace");
-    if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", "1000 0 1") ||
-        !write_file("/proc/self/gid_map", "1000 0 1"))
+    if (!write_proc_file("/proc/self/setgroups", "deny") || !write_proc_file("/proc/self/uid_map", "1000 0 1") ||
+        !write_proc_file("/proc/self/gid_map", "1000 0 1"))
       die("nested user namespace's id maps");
     drop_bounding_set();
     clear_capabilities();

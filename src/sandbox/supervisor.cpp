@@ -20,6 +20,7 @@
 #include "copy_tree.hpp"
 #include "init_process.hpp"
 #include "output_relay.hpp"
+#include "proc_file.hpp"
 
 namespace headroom::sandbox {
 namespace {
@@ -27,14 +28,6 @@ namespace {
 int fail(const std::string& what) {
   std::fprintf(stderr, "headroom-sandbox: %s: %s\n", what.c_str(), std::strerror(errno));
   return 125;
-}
-
-bool write_file(const char* path, const std::string& text) {
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  return ok;
 }
 
 bool is_open(int fd) { return ::fcntl(fd, F_GETFD) >= 0; }
@@ -73,7 +66,7 @@ int supervise(const policy& p, const std::vector<std::string>& program) {
   identity who;
   who.host_root = ::geteuid() == 0;
   // The sandbox, not the judge, is what the kernel kills first when memory runs out.
-  write_file("/proc/self/oom_score_adj", "1000");
+  write_proc_file("/proc/self/oom_score_adj", "1000");
   if (who.host_root) {
     who.uid = sandbox_uid_base + static_cast<uid_t>(::getpid());
     who.gid = who.uid;
@@ -81,8 +74,9 @@ int supervise(const policy& p, const std::vector<std::string>& program) {
     uid_t uid = ::getuid();
     gid_t gid = ::getgid();
     if (::unshare(CLONE_NEWUSER) != 0) return fail("a user namespace (needed to sandbox as a user other than root)");
-    if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
-        !write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"))
+    if (!write_proc_file("/proc/self/setgroups", "deny") ||
+        !write_proc_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
+        !write_proc_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"))
       return fail("the user namespace's id maps");
   }
 

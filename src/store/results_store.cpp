@@ -302,7 +302,8 @@ results_store::results_store(const std::string& where, access mode) : where_(loc
     empty_ = !prepare_for_reading(*db_, results_schema());
     return;
   }
-  db_ = connection::open(where_, connection::access::read_write);
+  // One writer at a time on a SQLite file; a PostgreSQL store's writers share its work queue.
+  db_ = connection::open(where_, connection::access::write_alone);
   // Refuse a foreign or newer store before anything is written to it (even the journal mode).
   stored_version(*db_, results_schema());
   if (where_.kind == backend::sqlite) {

@@ -80,6 +80,29 @@ database database::copy_to_memory() {
   return mem;
 }
 
+database database::in_memory(std::string_view name) {
+  database mem;
+  mem.path_ = std::string(name);
+  // A private memdb (no leading '/' in its name): one growable buffer, serialised without a copy.
+  const int rc = sqlite3_open_v2("file:headroom-memdb?vfs=memdb", &mem.db_,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, nullptr);
+  if (rc != SQLITE_OK) mem.fail("cannot open an in-memory database");
+  // memdb stops at 1 GiB by default; a store of a long multi-rank job can be larger.
+  sqlite3_int64 limit = sqlite3_int64{1} << 40;
+  sqlite3_file_control(mem.db_, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit);
+  return mem;
+}
+
+void database::serialize_to(std::ostream& out) {
+  sqlite3_int64 size = 0;
+  unsigned char* bytes = sqlite3_serialize(db_, "main", &size, SQLITE_SERIALIZE_NOCOPY);
+  const bool copied = bytes == nullptr;
+  if (copied) bytes = sqlite3_serialize(db_, "main", &size, 0);
+  if (bytes == nullptr) fail("cannot serialise the database");
+  out.write(reinterpret_cast<const char*>(bytes), static_cast<std::streamsize>(size));
+  if (copied) sqlite3_free(bytes);
+}
+
 statement::statement(database& db, std::string_view sql) : db_(&db) {
   if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK) {
     db.fail(fmt::format("cannot prepare \"{}\"", sql));

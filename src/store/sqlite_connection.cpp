@@ -8,18 +8,20 @@
 #include <system_error>
 
 #include "headroom/util/error.hpp"
+#include "writer_lock.hpp"
 
 namespace headroom::store {
 namespace {
 
-sqlite::database open_file(const std::filesystem::path& path, connection::access mode) {
-  if (mode == connection::access::read_write && path.has_parent_path()) {
+// A writer's folder is made, and a sole writer's lock taken, before the file is opened.
+std::unique_ptr<writer_lock> prepare_file(const std::filesystem::path& path, connection::access mode) {
+  if (mode == connection::access::read_only) return nullptr;
+  if (path.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) throw input_error(fmt::format("{}: cannot create its folder: {}", path.string(), ec.message()));
   }
-  return sqlite::database(path, mode == connection::access::read_only ? sqlite::open_mode::read_only
-                                                                      : sqlite::open_mode::create);
+  return mode == connection::access::write_alone ? std::make_unique<writer_lock>(path) : nullptr;
 }
 
 class sqlite_row final : public row {
@@ -36,12 +38,16 @@ class sqlite_row final : public row {
 
 }  // namespace
 
-sqlite_connection::sqlite_connection(const std::filesystem::path& path, access mode) : db_(open_file(path, mode)) {
+sqlite_connection::sqlite_connection(const std::filesystem::path& path, access mode)
+    : lock_(prepare_file(path, mode)),
+      db_(path, mode == access::read_only ? sqlite::open_mode::read_only : sqlite::open_mode::create) {
   name_ = path.string();
   // A writer holding the lock (another process's transaction, a running `headroom eval`'s commit)
   // is waited for, not failed on.
   sqlite3_busy_timeout(db_.handle(), 10'000);
 }
+
+sqlite_connection::~sqlite_connection() = default;
 
 std::int64_t sqlite_connection::run(std::string_view sql, std::span<const value> params, const row_callback& on_row) {
   sqlite::statement s(db_, sql);

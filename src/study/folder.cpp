@@ -14,6 +14,7 @@
 
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::study {
 namespace {
@@ -214,34 +215,9 @@ std::vector<run_record> study_folder::records() const {
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  const auto temp = path.string() + fmt::format(".tmp{}", ::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw input_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const auto n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw input_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(e)));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // fsync before the rename: a crash must not publish a name whose content is still in the page cache.
-  const bool synced = ::fsync(fd) == 0;
-  const int sync_errno = errno;
-  if (::close(fd) != 0 || !synced) {
-    const int e = synced ? errno : sync_errno;
-    ::unlink(temp.c_str());
-    throw input_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(e)));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(temp.c_str());
-    throw input_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(e)));
-  }
+  util::output_file file(path);
+  file.stream().write(content.data(), static_cast<std::streamsize>(content.size()));
+  file.commit();
 }
 
 std::string utc_now() {

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -50,6 +49,15 @@ class chrome_writer {
     util::append_json_string(buf_, to_string(t_.format));
     buf_ += ",\"platform\":";
     util::append_json_string(buf_, t_.platform);
+    // A partial input says so in the file, as in every other output (docs/method.md).
+    std::string lost;
+    for (const auto& w : t_.warnings) {
+      if (!w.lost) continue;
+      buf_ += lost.empty() ? ",\"partial_input\":[" : ",";
+      lost = w.what;
+      util::append_json_string(buf_, w.what);
+    }
+    if (!lost.empty()) buf_ += "]";
     buf_ += "},\"traceEvents\":[\n";
     write_metadata();
     for (std::size_t i = 0; i < t_.activities.size(); ++i) write_activity(i);
@@ -262,14 +270,6 @@ std::string json_quote(std::string_view s) {
 
 void write_chrome_trace(const trace& t, std::ostream& out, const chrome_options& options) {
   chrome_writer(t, out, options).write();
-}
-
-void write_chrome_trace(const trace& t, const std::filesystem::path& path, const chrome_options& options) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(fmt::format("cannot write {}", path.string()));
-  write_chrome_trace(t, out, options);
-  out.flush();
-  if (!out) throw input_error(fmt::format("cannot write {}: write failed (disk full?)", path.string()));
 }
 
 }  // namespace headroom::trace

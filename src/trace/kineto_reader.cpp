@@ -419,8 +419,13 @@ class kineto_stream_reader {
       throw input_error(fmt::format("{}: truncated at byte {}, before any traceEvents{}", origin_, json_bytes_,
                                     source_.damage().empty() ? "" : " (" + source_.damage() + ")"));
     }
-    if (!source_.damage().empty()) out_.warn(source_.damage());
-    if (!complete) out_.warn(fmt::format("truncated at byte {}; {} events read", json_bytes_, events_));
+    // Cut short, the events after the cut are gone; damage after a complete document loses nothing.
+    if (!complete) {
+      if (!source_.damage().empty()) out_.lose(source_.damage());
+      out_.lose(fmt::format("truncated at byte {}; {} events read, the rest is lost", json_bytes_, events_));
+    } else if (!source_.damage().empty()) {
+      out_.warn(source_.damage());
+    }
     mapper_.finish(origin_name());
     if (tuning_.stats != nullptr) {
       tuning_.stats->input_bytes = source_.consumed();
@@ -466,8 +471,12 @@ class kineto_stream_reader {
 }  // namespace
 
 trace read_kineto_json(const std::filesystem::path& path, const read_options& options, const kineto_tuning& tuning) {
-  auto source = detail::open_file_source(path);
+  auto source = detail::open_file_source(path, {tuning.inflater, tuning.read_ahead});
   return kineto_stream_reader(*source, path.string(), options, tuning).run();
+}
+
+trace detail::read_kineto_source(byte_source& source, std::string origin, const read_options& options) {
+  return kineto_stream_reader(source, std::move(origin), options, kineto_tuning{}).run();
 }
 
 trace read_kineto_json(const std::filesystem::path& path, const read_options& options) {
@@ -476,7 +485,7 @@ trace read_kineto_json(const std::filesystem::path& path, const read_options& op
 
 trace read_kineto_json_buffer(std::string_view bytes, std::string_view origin, const read_options& options,
                               const kineto_tuning& tuning) {
-  auto source = detail::open_memory_source(bytes);
+  auto source = detail::open_memory_source(bytes, {tuning.inflater, tuning.read_ahead});
   return kineto_stream_reader(*source, std::string(origin), options, tuning).run();
 }
 

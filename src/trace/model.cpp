@@ -20,14 +20,26 @@ std::optional<string_id> string_table::find(std::string_view s) const {
   return std::nullopt;
 }
 
-void trace::warn(std::string what) {
-  for (auto& w : warnings) {
-    if (w.what == what) {
-      ++w.count;
+namespace {
+
+void add_warning(std::vector<reader_warning>& warnings, reader_warning w) {
+  for (auto& m : warnings) {
+    if (m.what == w.what && m.lost == w.lost) {
+      m.count += w.count;
       return;
     }
   }
-  warnings.push_back({std::move(what), 1});
+  warnings.push_back(std::move(w));
+}
+
+}  // namespace
+
+void trace::warn(std::string what) { add_warning(warnings, {std::move(what), 1, false}); }
+
+void trace::lose(std::string what) { add_warning(warnings, {std::move(what), 1, true}); }
+
+bool trace::partial() const {
+  return std::any_of(warnings.begin(), warnings.end(), [](const reader_warning& w) { return w.lost; });
 }
 
 void append(trace& into, trace&& from) {
@@ -82,15 +94,7 @@ void append(trace& into, trace&& from) {
     into.devices.push_back(std::move(d));
   }
   for (auto& p : from.processes) into.processes.push_back(std::move(p));
-  for (auto& w : from.warnings) {
-    auto same = std::find_if(into.warnings.begin(), into.warnings.end(),
-                             [&](const reader_warning& m) { return m.what == w.what; });
-    if (same != into.warnings.end()) {
-      same->count += w.count;
-    } else {
-      into.warnings.push_back(std::move(w));
-    }
-  }
+  for (auto& w : from.warnings) add_warning(into.warnings, std::move(w));
   if (into.platform.empty()) into.platform = from.platform;
   into.dropped_records += from.dropped_records;
 }

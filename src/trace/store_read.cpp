@@ -220,8 +220,10 @@ class store_reader {
   }
 
   void read_warnings() {
-    auto s = db_.prepare("SELECT what, count FROM warnings ORDER BY id");
-    while (s.step()) t_.warnings.push_back({std::string(s.text(0)), static_cast<std::uint64_t>(s.int64(1))});
+    auto s = db_.prepare("SELECT what, count, lost FROM warnings ORDER BY id");
+    while (s.step()) {
+      t_.warnings.push_back({std::string(s.text(0)), static_cast<std::uint64_t>(s.int64(1)), s.int64(2) != 0});
+    }
   }
 
   sqlite::database& db_;

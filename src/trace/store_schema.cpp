@@ -21,7 +21,7 @@ CREATE TABLE copies (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER
 CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL);
 CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
-CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL);
+CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL, lost INTEGER NOT NULL);
 CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL, record_correlation INTEGER NOT NULL);
 )sql",
       .migrations =
@@ -34,6 +34,8 @@ CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, e
               // v2 -> v3: the cudaEventRecord call a synchronisation awaits (unknown in a v2 store), and
               // the event_record kind (a v2 store has no such rows).
               "ALTER TABLE synchronizations ADD COLUMN record_correlation INTEGER NOT NULL DEFAULT 0;",
+              // v3 -> v4: a warning says whether input was lost (an older store cannot tell: none was).
+              "ALTER TABLE warnings ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;",
           },
   };
   return schema;

@@ -1,19 +1,15 @@
-// write_store: one transaction of prepared inserts into a file beside the target, then a rename.
-#include <fcntl.h>
-#include <fmt/core.h>
-#include <unistd.h>
+// write_store: one transaction of prepared inserts into an in-memory database, written out whole.
+// The schema is store_schema.cpp's (docs/trace-store.md documents every table).
+#include <ostream>
 
-#include <system_error>
-
-#include "headroom/trace/store.hpp"
-#include "headroom/util/error.hpp"
 #include "headroom/store/sqlite.hpp"
+#include "headroom/trace/store.hpp"
+#include "headroom/util/output_file.hpp"
 #include "store_schema.hpp"
 
 namespace headroom::trace {
 namespace sqlite = headroom::store::sqlite;
 namespace {
-
 
 std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
@@ -156,56 +152,38 @@ void insert_rest(sqlite::database& db, const trace& t) {
     syncs.step();
   }
 
-  auto warnings = db.prepare("INSERT INTO warnings VALUES (?1, ?2, ?3)");
+  auto warnings = db.prepare("INSERT INTO warnings VALUES (?1, ?2, ?3, ?4)");
   for (std::size_t i = 0; i < t.warnings.size(); ++i) {
     warnings.reset();
     warnings.bind(1, static_cast<std::int64_t>(i));
     warnings.bind(2, t.warnings[i].what);
     warnings.bind(3, as_int(t.warnings[i].count));
+    warnings.bind(4, std::int64_t{t.warnings[i].lost ? 1 : 0});
     warnings.step();
   }
 }
 
-// SQLite with synchronous=OFF does not flush; the rename must not publish a file still in the page cache.
-void flush_to_disk(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
+void write_store(const trace& t, std::ostream& out) {
+  // Built in memory and written out whole, so the file is only ever the output's bytes: a store
+  // goes through util::output_file like any other output (written beside the target, renamed).
+  auto db = sqlite::database::in_memory("trace store");
+  db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
+  db.exec("BEGIN");
+  db.exec(store::meta_table_sql);
+  db.exec(trace_store_schema().create_sql);
+  insert_rest(db, t);
+  insert_activities(db, t);
+  db.exec(trace_store_index_sql);
+  db.exec("COMMIT");
+  db.serialize_to(out);
+}
+
 void write_store(const trace& t, const std::filesystem::path& path) {
-  const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  if (!std::filesystem::is_directory(folder)) {
-    throw input_error(fmt::format("cannot write {}: folder {} does not exist", path.string(), folder.string()));
-  }
-  auto temp = path;
-  temp += fmt::format(".tmp{}", ::getpid());
-  std::error_code ec;
-  std::filesystem::remove(temp, ec);
-  try {
-    sqlite::database db(temp, sqlite::open_mode::create);
-    // The temporary file is thrown away on any failure, so no journal is needed.
-    db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
-    db.exec("BEGIN");
-    db.exec(store::meta_table_sql);
-    db.exec(trace_store_schema().create_sql);
-    insert_rest(db, t);
-    insert_activities(db, t);
-    db.exec(trace_store_index_sql);
-    db.exec("COMMIT");
-  } catch (...) {
-    std::filesystem::remove(temp, ec);
-    throw;
-  }
-  flush_to_disk(temp);
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw input_error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
-  }
+  util::output_file file(path);
+  write_store(t, file.stream());
+  file.commit();
 }
 
 }  // namespace headroom::trace

@@ -42,7 +42,7 @@ def setup(device, poison_allocator, warm_record=True):
 
 def _warm_up_operator_record():
     """One small operation under the operator record, at start-up. On torch 2.11 the first forward
-    call under it returned after 6-7 s while its operators took 15-30 ms (H200 logs, session 7), in
+    call under it returned after 6-7 s while its operators took 15-30 ms (H200 worker logs), in
     every worker of a KernelBench problem; PyTorch without a dispatch mode does not show it. If it is
     the first Python dispatch mode's one-time cost, it is paid here instead, where an early-started
     worker hides it and no trial or measurement waits on it."""
@@ -313,7 +313,7 @@ if _DispatchMode is not None:
 
 # HEADROOM_EVAL_TRACE: the steps of a forward call on the host, to stderr (the worker's log). The first
 # call of a worker on a 6 GiB KernelBench problem returned after 4-5 s (later ones: 0.4 ms) and
-# PyTorch alone does not show it (bench/first_call_probe.py).
+# PyTorch alone does not show it (docs/device.md: the first operation under a dispatch mode).
 _TRACE = bool(os.environ.get("HEADROOM_EVAL_TRACE"))
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # headroom eval on the CPU, end to end, with real candidates: every case of the adversarial suite
 # that is meaningful on the CPU gets its expected verdict; an interrupted run continues without
-# duplicates; stats, audit and reverify read what it stored; two lanes on one device share its
-# problems. Skips (77) without Debian's CPU PyTorch.
+# duplicates; a second writer of one store is refused; stats, audit and reverify read what it
+# stored (reverify --no-timing keeps timed rows); two lanes on one device share its problems. Skips (77) without Debian's CPU PyTorch.
 set -uo pipefail
 headroom=$1
 src=$2
@@ -29,6 +29,16 @@ for _ in $(seq 1 600); do
   kill -0 $pid 2>/dev/null || break
   sleep 0.5
 done
+# A second run writing the same store while the first runs is refused (each would replace the
+# other's rows), with a message naming the file; the first goes on.
+if kill -0 $pid 2>/dev/null; then
+  "$headroom" eval --suite "$manifest" "${common[@]}" --db "$work/r.sqlite" >/dev/null 2>"$work/second.err"
+  rc=$?
+  [[ $rc -eq 2 ]] || fail "a second writer of one store got exit $rc: $(tail -3 "$work/second.err")"
+  grep -q "r.sqlite: another headroom process is writing this results store" "$work/second.err" ||
+    fail "second writer: $(cat "$work/second.err")"
+  kill -0 $pid 2>/dev/null || fail "the refused second writer stopped the first"
+fi
 # (SIGTERM: a background job of a non-interactive shell ignores SIGINT)
 kill -TERM $pid 2>/dev/null
 wait $pid
@@ -173,6 +183,18 @@ PY
 # rounds against a second reference worker, and --paired-rounds 0 leaves the single timings' ratio.
 [[ $(sqlite3 "$work/one-set.sqlite" "select paired_rounds || ' ' || (paired_spread >= 0) || ' ' || (clocks like '%paired rounds%') from evaluations") == "6 1 1" ]] ||
   fail "paired rounds: $(sqlite3 "$work/one-set.sqlite" "select speedup, paired_rounds, paired_spread, clocks from evaluations")"
+# reverify --no-timing would replace the timed row (same checker, same device) with an untimed one:
+# refused, the row and its speedup kept; --drop-timing says to replace it.
+timed_row() { sqlite3 "$work/one-set.sqlite" "select verdict || ' ' || (speedup > 0) from evaluations"; }
+"$headroom" reverify --db "$work/one-set.sqlite" "${common[@]}" --no-timing >/dev/null 2>"$work/reverify-untimed.err" &&
+  fail "reverify --no-timing replaced a timed row"
+grep -q "would replace 1 timed evaluation(s).*--drop-timing" "$work/reverify-untimed.err" ||
+  fail "reverify --no-timing: $(cat "$work/reverify-untimed.err")"
+[[ $(timed_row) == "correct 1" ]] || fail "the refused reverify changed the row: $(timed_row)"
+"$headroom" reverify --db "$work/one-set.sqlite" "${common[@]}" --no-timing --drop-timing --trials 2 >"$work/reverify-dropped.txt" 2>&1 ||
+  fail "reverify --drop-timing: $(tail -5 "$work/reverify-dropped.txt")"
+[[ $(sqlite3 "$work/one-set.sqlite" "select verdict || ' ' || (speedup is null) from evaluations") == "correct 1" ]] ||
+  fail "reverify --drop-timing: $(sqlite3 "$work/one-set.sqlite" "select verdict, speedup from evaluations")"
 "$headroom" eval "$work/lanes/relu.py" --reference-as-candidate --device cpu --python "$python" --cache "$work/cache" \
   --trials 2 --timing-sets 1 --max-time 0.3 --no-compile-baseline --paired-rounds 0 --db "$work/unpaired.sqlite" >/dev/null 2>&1 ||
   fail "eval --paired-rounds 0 failed"

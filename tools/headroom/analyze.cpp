@@ -2,8 +2,8 @@
 #include "command.hpp"
 #include "trace_options.hpp"
 #include "headroom/analyze/analysis.hpp"
-#include "headroom/analyze/inputs.hpp"
 #include "headroom/report/analysis_output.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
 namespace {
@@ -36,11 +36,14 @@ int run_analyze(const analyze_args& a) {
   auto o = to_analyze_options(a);
   o.top_kernels = a.top;
   const auto classifier = classify::classifier::with_user_rules(a.rules);
-  const auto trace = analyze::read_traces(a.traces);
+  // Opened first: a target that cannot be written is refused before a long read.
+  util::output_file file(a.output, a.traces);
+  trace::read_options read;
+  read.launch_pairs_for_json = true;
+  const auto trace = read_inputs(a, read);
   const auto report = analyze::analyze(trace, classifier, o);
 
-  output_stream stream(a.output);
-  std::ostream& out = stream.get();
+  std::ostream& out = file.stream();
   if (a.json) {
     report::write_json(out, report);
   } else if (a.csv) {
@@ -48,6 +51,7 @@ int run_analyze(const analyze_args& a) {
   } else {
     report::write_console(out, report);
   }
+  file.commit();
   return 0;
 }
 

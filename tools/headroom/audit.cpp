@@ -1,12 +1,12 @@
 // headroom audit PROBLEMS... : does our check reject zeros, a constant, the mean and the input?
+#include <algorithm>
+#include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/jobs.hpp"
-#include "headroom/util/json.hpp"
+#include "headroom/report/eval_output.hpp"
 
 namespace headroom::cli {
 namespace {
@@ -18,48 +18,27 @@ struct audit_args {
   bool strict = false;
 };
 
-const char* mark(bool passes) { return passes ? "PASS" : "fail"; }
-
 int run_audit(audit_args& a) {
   a.common.options.timing = false;
   finish_eval_options(a.common);
   std::vector<std::filesystem::path> pp(a.problems.begin(), a.problems.end());
   auto problems = eval::find_problems(pp);
-  int undiscriminating = 0, zeros_legacy = 0;
-  std::string json = R"({"schema_version":1,"problems":[)";
-  if (!a.json)
-    fmt::print("{:<40} {:>6}  {:<17} {:<17} {:<17} {:<17} {}\n", "problem", "trials", "zeros", "constant", "mean",
-               "passthrough", "ours rejects all");
-  if (!a.json) fmt::print("{:<40} {:>6}  {}\n", "", "", "(ours / legacy 1e-2 / legacy 1e-4 for each fake)");
-  for (std::size_t i = 0; i < problems.size(); ++i) {
-    auto r = eval::audit_problem(problems[i], a.common.options);
-    bool ok = r.discriminating();
-    if (!ok) ++undiscriminating;
-    for (const auto& f : r.fakes)
-      if (f.name == "zeros" && f.passes_legacy_1e2) ++zeros_legacy;
-    if (a.json) {
-      json += (i ? "," : "") + eval::audit_json(r);
-      continue;
-    }
-    if (!r.error.empty()) {
-      fmt::print("{:<40} {:>6}  reference failed: {}\n", r.problem, 0, r.error.substr(0, 100));
-      continue;
-    }
-    std::string cells;
-    for (const auto& f : r.fakes)
-      cells += f.applicable ? fmt::format("{:<17} ", fmt::format("{}/{}/{}", mark(f.passes_ours), mark(f.passes_legacy_1e2),
-                                                                 mark(f.passes_legacy_1e4)))
-                            : fmt::format("{:<17} ", f.equals_reference ? "n/a (= ref)" : "n/a");
-    fmt::print("{:<40} {:>6}  {}{}\n", r.problem, r.trials, cells, ok ? "yes" : "NO");
-    std::fflush(stdout);
+  std::vector<eval::audit_result> results;
+  if (!a.json) report::write_audit_header(std::cout);
+  for (const auto& problem : problems) {
+    results.push_back(eval::audit_problem(problem, a.common.options));
+    if (a.json) continue;
+    report::write_audit_row(std::cout, results.back());
+    std::cout.flush();  // a row as each problem is done: an audit takes seconds a problem
   }
   if (a.json) {
-    fmt::print("{}]}}\n", json);
+    report::write_audit_json(std::cout, results);
   } else {
-    fmt::print("\n{} problem(s); our check rejects every fake on {}; zeros pass the legacy 1e-2 check on {}\n",
-               problems.size(), problems.size() - undiscriminating, zeros_legacy);
+    report::write_audit_summary(std::cout, results);
   }
-  return a.strict && undiscriminating ? 1 : 0;
+  const bool all_discriminating =
+      std::all_of(results.begin(), results.end(), [](const eval::audit_result& r) { return r.discriminating(); });
+  return a.strict && !all_discriminating ? 1 : 0;
 }
 
 const command_registration registration{command{

@@ -1,24 +1,14 @@
 // headroom classify: which rule claims a kernel name, and is the kernel addressable?
-#include <fmt/core.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
-#include "headroom/util/json.hpp"
 #include "headroom/classify/classifier.hpp"
+#include "headroom/report/classification_output.hpp"
 
 namespace headroom::cli {
 namespace {
-
-
-// TSV fields cannot hold tabs or newlines; kernel names have none, but stdin might.
-std::string tsv_field(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  return out;
-}
 
 struct options {
   std::vector<std::string> rule_files;
@@ -28,27 +18,14 @@ struct options {
   bool list_rules = false;
 };
 
-int list_rules(const classify::classifier& c, const options& o) {
-  const auto rules = c.rules();
-  if (o.tsv) fmt::print("order\tid\torigin\tcategory\tprovenance\tlibrary\tmatchers\n");
-  else fmt::print("{:>3}  {:<28} {:<28} {:<13} {:<18} {:<24} {}\n", "#", "id", "origin", "category", "provenance", "library", "matchers");
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    const auto& r = rules[i];
-    if (o.tsv) {
-      fmt::print("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", i + 1, r.id, r.origin, to_string(r.cat), to_string(r.prov),
-                 r.library, tsv_field(r.matchers));
-    } else {
-      fmt::print("{:>3}  {:<28} {:<28} {:<13} {:<18} {:<24} {}\n", i + 1, r.id, r.origin, to_string(r.cat),
-                 to_string(r.prov), r.library, r.matchers);
-    }
-  }
-  return 0;
-}
-
 int run(const options& o) {
   const auto c = classify::classifier::with_user_rules({o.rule_files.begin(), o.rule_files.end()});
-  if (o.list_rules) return list_rules(c, o);
-
+  const auto format = o.json ? report::listing_format::json : o.tsv ? report::listing_format::tsv
+                                                                    : report::listing_format::console;
+  if (o.list_rules) {
+    report::write_rules(std::cout, c.rules(), format);
+    return 0;
+  }
   std::vector<std::string> names = o.names;
   if (names.empty()) {
     for (std::string line; std::getline(std::cin, line);) {
@@ -56,28 +33,7 @@ int run(const options& o) {
       if (!line.empty()) names.push_back(std::move(line));
     }
   }
-  if (o.json) fmt::print("[");
-  if (o.tsv) fmt::print("category\tprovenance\taddressable\trule\tlibrary\tname\n");
-  if (!o.json && !o.tsv) fmt::print("{:<13} {:<18} {:<11} {:<28} {}\n", "category", "provenance", "addressable", "rule", "name");
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto& name = names[i];
-    const auto k = c.classify(name);
-    const std::string_view yes_no = k.addressable() ? "yes" : "no";
-    const std::string_view rule = k.rule.empty() ? "-" : k.rule;
-    if (o.json) {
-      fmt::print("{}\n  {{\"name\": {}, \"category\": \"{}\", \"provenance\": \"{}\", \"addressable\": {}, "
-                 "\"rule\": {}, \"library\": {}}}",
-                 i ? "," : "", util::json_string(name), to_string(k.cat), to_string(k.prov),
-                 k.addressable() ? "true" : "false", k.rule.empty() ? "null" : util::json_string(k.rule),
-                 util::json_string(k.library));
-    } else if (o.tsv) {
-      fmt::print("{}\t{}\t{}\t{}\t{}\t{}\n", to_string(k.cat), to_string(k.prov), yes_no, rule, k.library,
-                 tsv_field(name));
-    } else {
-      fmt::print("{:<13} {:<18} {:<11} {:<28} {}\n", to_string(k.cat), to_string(k.prov), yes_no, rule, name);
-    }
-  }
-  if (o.json) fmt::print("{}]\n", names.empty() ? "" : "\n");
+  report::write_classifications(std::cout, names, c, format);
   return 0;
 }
 
@@ -93,7 +49,7 @@ const command_registration registration{command{
       sub->add_option("--rules", o->rule_files,
                       "a rule file (TOML, see docs/rules.md) tried before the built-in rules; repeatable, the first file given is tried first")
           ->allow_extra_args(false);  // one file per --rules, so names can follow
-      auto* json = sub->add_flag("--json", o->json, "print a JSON array instead of a table");
+      auto* json = sub->add_flag("--json", o->json, "print a JSON array instead of a table (of names, or of rules)");
       sub->add_flag("--tsv", o->tsv, "print tab-separated values with a header line")->excludes(json);
       sub->add_flag("--list-rules", o->list_rules, "print every rule in the order it is tried, with the file it came from");
       sub->footer(

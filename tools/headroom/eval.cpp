@@ -1,9 +1,8 @@
 // headroom eval PROBLEMS... [--candidates PATH...] [--reference-as-candidate] [--suite MANIFEST] ...
-#include <cstdio>
 #include <algorithm>
+#include <iostream>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,21 +10,13 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/suite.hpp"
+#include "headroom/report/eval_output.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::cli {
 namespace {
-
-std::string speedup_text(const eval::evaluation& e) {
-  return e.speedup ? fmt::format("{:.3f}x", *e.speedup) : "-";
-}
-
-std::string first_reason(const eval::evaluation& e) {
-  for (const auto& r : e.reasons)
-    if (r.code != "trials_skipped") return r.code + ": " + r.detail;
-  return "";
-}
 
 struct eval_args {
   eval_cli common;
@@ -62,8 +53,7 @@ int run_eval(eval_args& a) {
   std::vector<eval::suite_case> cases;
   if (!a.suite.empty()) {
     std::string kind = eval::expand_devices(a.common.options.device).front() == "cpu" ? "cpu" : "cuda";
-    for (auto& c : eval::load_suite(a.suite, a.source.empty() ? "suite" : a.source))
-      if (std::find(c.devices.begin(), c.devices.end(), kind) != c.devices.end()) cases.push_back(std::move(c));
+    cases = eval::cases_for(eval::load_suite(a.suite, a.source.empty() ? "suite" : a.source), kind);
     for (const auto& c : cases) jobs.push_back(c.job);
     fmt::print(stderr, "suite {}: {} case(s) meaningful on {}\n", a.suite, cases.size(), kind);
   }
@@ -80,38 +70,16 @@ int run_eval(eval_args& a) {
       throw input_error("nothing to evaluate: give --candidates, --reference-as-candidate or --suite");
   }
   if (jobs.empty()) throw input_error("nothing to evaluate");
-  bool tty = isatty(2);
   auto results = eval::run_evaluations(jobs, store, a.common.options,
-                                       [&](const eval::eval_job& j, const eval::evaluation& e, int done, int total) {
-                                         fmt::print(stderr, "[{}/{}] {}  {}  {}  {}  ({:.1f} s){}\n", done, total,
-                                                    j.problem.id, j.candidate.path.filename().string(),
-                                                    eval::verdict_name(e.result), speedup_text(e), e.duration_s,
-                                                    tty ? "" : "");
+                                       [](const eval::eval_job& j, const eval::evaluation& e, int done, int total) {
+                                         fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
                                        });
-  int failures = 0;
   if (!cases.empty()) {
-    fmt::print("{:<34} {:<16} {:<30} {}\n", "case", "verdict", "reasons", "expected");
-    for (const auto& c : cases) {
-      const eval::evaluation* got = nullptr;
-      for (const auto& e : results)
-        if (e.candidate_hash == c.job.candidate.hash && e.problem_hash == c.job.problem.hash) got = &e;
-      std::string why;
-      bool ok = got && eval::meets_expectation(c, *got, why);
-      if (!got) why = "not evaluated";
-      std::string codes;
-      if (got)
-        for (const auto& r : got->reasons) codes += (codes.empty() ? "" : ",") + r.code;
-      fmt::print("{:<34} {:<16} {:<30} {}\n", c.name, got ? std::string(eval::verdict_name(got->result)) : "-", codes,
-                 ok ? "ok" : "MISMATCH: " + why);
-      failures += ok ? 0 : 1;
-    }
-    fmt::print("{} of {} case(s) got the expected verdict\n", cases.size() - failures, cases.size());
-    return failures ? 1 : 0;
+    const auto outcomes = eval::judge_cases(cases, results);
+    report::write_suite_outcomes(std::cout, outcomes);
+    return std::all_of(outcomes.begin(), outcomes.end(), [](const eval::case_outcome& o) { return o.ok; }) ? 0 : 1;
   }
-  fmt::print("{:<36} {:<28} {:<15} {:>9}  {}\n", "problem", "candidate", "verdict", "speedup", "reason");
-  for (const auto& e : results)
-    fmt::print("{:<36} {:<28} {:<15} {:>9}  {}\n", e.problem, std::filesystem::path(e.candidate_path).filename().string(),
-               eval::verdict_name(e.result), speedup_text(e), first_reason(e).substr(0, 120));
+  report::write_evaluations(std::cout, results);
   fmt::print(stderr, "results in {}\n", store.where().display());
   return 0;
 }

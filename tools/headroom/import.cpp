@@ -1,20 +1,20 @@
 // headroom import TRACE... -o STORE.sqlite
-#include <fmt/core.h>
-
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "headroom/report/trace_output.hpp"
 #include "headroom/trace/reader.hpp"
 #include "headroom/trace/store.hpp"
-#include "headroom/util/progress.hpp"
+#include "headroom/util/output_file.hpp"
+#include "trace_options.hpp"
 
 namespace headroom::cli {
 namespace {
 
-struct import_args {
-  std::vector<std::filesystem::path> traces;
+struct import_args : inputs_args {
   std::filesystem::path output;
   bool no_api_calls = false;
   bool no_ranges = false;
@@ -26,30 +26,12 @@ int run_import(const import_args& args) {
   options.api_calls = !args.no_api_calls;
   options.ranges = !args.no_ranges;
   options.launch_geometry = !args.no_geometry;
-  trace::trace merged;
-  for (const auto& path : args.traces) {
-    util::terminal_progress progress(path.filename().string());
-    options.progress = progress.fn();
-    trace::append(merged, trace::read_trace(path, options));
-  }
-  trace::write_store(merged, args.output);
-
-  std::size_t kernels = 0, copies = 0, memsets = 0;
-  for (const auto& a : merged.activities) {
-    if (a.kind == trace::activity_kind::kernel) ++kernels;
-    if (a.kind == trace::activity_kind::memcpy) ++copies;
-    if (a.kind == trace::activity_kind::memset) ++memsets;
-  }
-  fmt::print("wrote {} (trace store v{}) from {} file{}\n", args.output.string(), trace::store_schema_version,
-             args.traces.size(), args.traces.size() == 1 ? "" : "s");
-  fmt::print("  {} kernels, {} copies, {} memsets, {} API calls, {} ranges, {} synchronizations\n", kernels, copies,
-             memsets, merged.api_calls.size(), merged.ranges.size(), merged.synchronizations.size());
-  fmt::print("  {} processes, {} devices, {} distinct names\n", merged.processes.size(), merged.devices.size(),
-             merged.strings.size() - 1);
-  if (merged.dropped_records > 0) fmt::print("  the profiler dropped {} records\n", merged.dropped_records);
-  for (const auto& w : merged.warnings) {
-    fmt::print(stderr, "warning: {}{}\n", w.what, w.count > 1 ? fmt::format(" ({} times)", w.count) : "");
-  }
+  util::output_file file(args.output, args.traces);
+  const auto merged = read_inputs(args, options);
+  trace::write_store(merged, file.stream());
+  file.commit();
+  report::write_store_summary(std::cout, merged, args.output, args.traces.size());
+  report::write_reader_warnings(std::cerr, merged);
   return 0;
 }
 
@@ -63,9 +45,9 @@ const command_registration registration{command{
           "with a documented, versioned schema (docs/trace-store.md) that every other command reads\n"
           "faster than the original. Several files (one per rank, say) become one store with one\n"
           "process entry per traced process.");
-      sub->add_option("traces", args->traces, "Kineto JSON (.json, .json.gz), nsys SQLite export, or store")
+      add_inputs_options(sub, *args);
+      sub->add_option("-o,--output", args->output, "Store to write (replaced whole or not at all; never one of the inputs)")
           ->required();
-      sub->add_option("-o,--output", args->output, "Store to write (replaced atomically if it exists)")->required();
       sub->add_flag("--no-api-calls", args->no_api_calls, "Leave out CUDA runtime and driver calls");
       sub->add_flag("--no-ranges", args->no_ranges, "Leave out annotations, NVTX ranges and marks");
       sub->add_flag("--no-geometry", args->no_geometry, "Leave out kernel launch geometry (grid, block, registers)");

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
 #include <sstream>
 
 #include "command.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
 std::vector<command>& registry() {
@@ -54,12 +56,27 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; every usage error exits 2, like bad input.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // Every failure ends here as a message and status 2: an input error, a write that failed (a full
+  // disk, a read-only folder), anything a library threw. Standard output is checked last, so output
+  // that never reached its file or pipe is a failure too.
   try {
     for (auto& [sub, run] : runners) {
-      if (sub->parsed()) return run();
+      if (!sub->parsed()) continue;
+      const int status = run();
+      util::finish_standard_output();
+      return status;
     }
   } catch (const input_error& e) {
     fmt::print(stderr, "headroom: {}\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "headroom: out of memory\n");
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "headroom: error: {}\n", e.what());
+    return 2;
+  } catch (...) {
+    fmt::print(stderr, "headroom: error: an unexpected failure\n");
     return 2;
   }
   return 1;

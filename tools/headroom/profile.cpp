@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "command.hpp"
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 namespace headroom::cli {
 namespace {

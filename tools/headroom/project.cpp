@@ -2,7 +2,6 @@
 #include "command.hpp"
 #include "join_options.hpp"
 #include "trace_options.hpp"
-#include "headroom/analyze/inputs.hpp"
 #include "headroom/project/replay_export.hpp"
 #include "headroom/project/replay_report.hpp"
 #include "headroom/project/what_if.hpp"
@@ -10,6 +9,7 @@
 #include "headroom/report/replay_output.hpp"
 #include "headroom/report/join_output.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
 namespace {
@@ -54,6 +54,17 @@ Examples:
   headroom project trace.json.gz --results postgresql://eval@db-host/kb
   headroom project trace.json.gz --speedups data/results/published-figures.csv)";
 
+// The projection as JSON or a console table, made the output's content.
+template <class Projection> int write_projection(util::output_file& file, const Projection& p, bool json) {
+  if (json) {
+    report::write_json(file.stream(), p);
+  } else {
+    report::write_console(file.stream(), p);
+  }
+  file.commit();
+  return 0;
+}
+
 int run_measured(const project_args& a) {
   if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty()) {
     throw input_error("--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
@@ -62,14 +73,15 @@ int run_measured(const project_args& a) {
       {a.results, a.speedups, a.problem_categories, a.source.empty() ? std::nullopt : std::optional(a.source)});
   const auto jo = to_join_options(a);
   const auto classifier = classify::classifier::with_user_rules(a.rules);
-  const auto p = project::project_measured(analyze::read_traces(a.traces), classifier, to_analyze_options(a), sources, jo);
-  output_stream stream(a.output);
-  if (a.json) {
-    report::write_json(stream.get(), p);
-  } else {
-    report::write_console(stream.get(), p);
-  }
-  return 0;
+  // Opened first: a target that cannot be written is refused before a long read; never over an input.
+  auto inputs = a.traces;
+  inputs.insert(inputs.end(), a.results.begin(), a.results.end());
+  inputs.insert(inputs.end(), a.speedups.begin(), a.speedups.end());
+  util::output_file file(a.output, inputs);
+  trace::read_options read;
+  read.launch_pairs_for_json = true;
+  return write_projection(file, project::project_measured(read_inputs(a, read), classifier, to_analyze_options(a), sources, jo),
+                          a.json);
 }
 
 int run_project(const project_args& a) {
@@ -82,30 +94,19 @@ int run_project(const project_args& a) {
   if (rules.empty()) rules.push_back(project::parse_addressable_speedup("inf"));
 
   const auto classifier = classify::classifier::with_user_rules(a.rules);
-  output_stream stream(a.output);
-  std::ostream& out = stream.get();
+  // Opened first: a target that cannot be written is refused before a long read.
+  util::output_file file(a.output, a.traces);
+  trace::read_options read;  // every runtime and driver call whole, as the replay needs them
   if (a.replay || !a.replay_trace.empty()) {
-    const auto trace = analyze::read_traces(a.traces, analyze::host_calls::whole);
+    const auto trace = read_inputs(a, read);
     const auto p = project::project_replay(trace, classifier, o, rules);
     if (!a.replay_trace.empty() && p.support.has_host_activity) {
-      project::write_replay_chrome_trace(trace, p.graph, p.shrunk_timeline, p.shrink, a.replay_trace);
+      project::write_replay_chrome_trace(trace, p.graph, p.shrunk_timeline, p.shrink, a.replay_trace, a.traces);
     }
-    if (a.json) {
-      report::write_json(out, p);
-    } else {
-      report::write_console(out, p);
-    }
-    return 0;
+    return write_projection(file, p, a.json);
   }
-  const auto trace = analyze::read_traces(a.traces);
-  const auto p = project::project_amdahl(trace, classifier, o, rules);
-
-  if (a.json) {
-    report::write_json(out, p);
-  } else {
-    report::write_console(out, p);
-  }
-  return 0;
+  read.launch_pairs_for_json = true;
+  return write_projection(file, project::project_amdahl(read_inputs(a, read), classifier, o, rules), a.json);
 }
 
 const command_registration registration{{"project", 40, [](CLI::App& app) -> std::function<int()> {

@@ -51,10 +51,13 @@ int run_report(const report_args& a) {
   if (!a.source.empty()) o.source = a.source;
   o.join = to_join_options(a);
   o.sections = a.sections;
+  o.allow_partial = a.allow_partial;
   const auto doc = report::build_document(a.traces, o);
 
   const std::filesystem::path out_path(a.output);
-  report::write_report_file(doc, out_path, a.markdown ? report::report_format::markdown : report::report_format::html);
+  auto inputs = a.traces;
+  inputs.insert(inputs.end(), a.sections.begin(), a.sections.end());
+  report::write_report_file(doc, out_path, a.markdown ? report::report_format::markdown : report::report_format::html, inputs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fmt::print(stderr, "headroom report: wrote {} ({} workload{}, {} results source{}, {:.1f} KiB) in {:.2f} s\n", a.output,
              doc.workloads.size(), doc.workloads.size() == 1 ? "" : "s", doc.sources.size(), doc.sources.size() == 1 ? "" : "s",

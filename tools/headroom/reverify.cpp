@@ -1,6 +1,5 @@
 // headroom reverify DB : rerun stored candidates under the current checker; list changed verdicts.
-#include <fstream>
-#include <map>
+#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,7 +7,8 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/kernelbench_results.hpp"
+#include "headroom/eval/reverify.hpp"
+#include "headroom/report/eval_output.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
@@ -18,6 +18,7 @@ namespace {
 struct reverify_args {
   eval_cli common;
   std::string source, problem;
+  bool drop_timing = false;
 };
 
 int run_reverify(reverify_args& a) {
@@ -28,55 +29,27 @@ int run_reverify(reverify_args& a) {
   store::evaluation_filter f;
   if (!a.source.empty()) f.source = a.source;
   if (!a.problem.empty()) f.problem = a.problem;
-  auto before = store.evaluations(f);
-  if (before.empty()) {
+  const auto plan = eval::plan_reverify(store, f, a.common.options.cache / "reverify");
+  for (const auto& s : plan.skipped) fmt::print(stderr, "{}\n", s);
+  if (plan.jobs.empty()) {
     fmt::print("nothing stored{} to reverify\n", a.source.empty() ? "" : " for source " + a.source);
     return 0;
   }
-  // The stored texts are what gets rerun: the files may have moved or changed since.
-  auto dir = a.common.options.cache / "reverify";
-  std::vector<eval::eval_job> jobs;
-  std::map<std::pair<std::string, std::string>, const eval::evaluation*> old;
-  for (const auto& e : before) {
-    if (e.result == eval::verdict::reference_error) continue;
-    auto c = store.candidate(e.candidate_hash);
-    auto p = store.problem_by_hash(e.problem_hash);
-    if (!c || !p) {
-      fmt::print(stderr, "{} on {}: the stored source text is missing; skipped\n", e.candidate_path, e.problem);
-      continue;
-    }
-    auto ppath = dir / "problems" / p->hash.substr(0, 16) / p->id;
-    ppath += ".py";
-    auto cpath = dir / "candidates" / (c->hash.substr(0, 16) + "_" + std::filesystem::path(c->path).filename().string());
-    std::filesystem::create_directories(ppath.parent_path());
-    std::filesystem::create_directories(cpath.parent_path());
-    std::ofstream(ppath, std::ios::binary) << p->text;
-    std::ofstream(cpath, std::ios::binary) << c->text;
-    eval::eval_job j{eval::load_problem(ppath), eval::load_candidate(cpath, c->source)};
-    j.problem.id = p->id;
-    jobs.push_back(j);
-    old[{e.candidate_hash, e.problem_hash}] = &e;
+  // A row of this checker version is replaced by its rerun: without timing, its speedup would go.
+  const auto lost = eval::timing_lost(plan, a.common.options);
+  if (!lost.empty() && !a.drop_timing) {
+    throw input_error(fmt::format(
+        "--no-timing would replace {} timed evaluation(s) of checker v{} with untimed ones and lose their speedups "
+        "(the first: {} on {}); reverify with timing, or pass --drop-timing to replace them anyway",
+        lost.size(), eval::checker_version, std::filesystem::path(lost.front()->candidate_path).filename().string(),
+        lost.front()->problem));
   }
   a.common.options.force = true;
-  auto after = eval::run_evaluations(jobs, store, a.common.options,
-                                     [](const eval::eval_job& j, const eval::evaluation& e, int done, int total) {
-                                       fmt::print(stderr, "[{}/{}] {}  {}\n", done, total, j.problem.id,
-                                                  eval::verdict_name(e.result));
-                                     });
-  int changed = 0;
-  for (const auto& e : after) {
-    auto it = old.find({e.candidate_hash, e.problem_hash});
-    if (it == old.end() || it->second->result == e.result) continue;
-    if (!changed) fmt::print("{:<36} {:<30} {:<15} {:<15} {}\n", "problem", "candidate", "was", "now", "reason");
-    ++changed;
-    fmt::print("{:<36} {:<30} {:<15} {:<15} {}\n", e.problem, std::filesystem::path(it->second->candidate_path).filename().string(),
-               fmt::format("{} ({})", eval::verdict_name(it->second->result),
-                           it->second->checker == eval::imported_checker ? std::string("imported")
-                                                                          : fmt::format("v{}", it->second->checker)),
-               eval::verdict_name(e.result), e.reasons.empty() ? "" : e.reasons.front().code);
-  }
-  fmt::print("{} evaluation(s) reverified under checker v{}; {} verdict(s) changed\n", after.size(),
-             eval::checker_version, changed);
+  const auto after = eval::run_evaluations(plan.jobs, store, a.common.options,
+                                           [](const eval::eval_job& j, const eval::evaluation& e, int done, int total) {
+                                             fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
+                                           });
+  report::write_verdict_changes(std::cout, eval::changed_verdicts(plan, after), after.size());
   return 0;
 }
 
@@ -88,10 +61,15 @@ const command_registration registration{command{
           "Rerun stored candidates under the current checker and list every verdict that changed.\n\n"
           "Takes the candidate and problem texts kept in the results store (not the files, which may have moved),\n"
           "evaluates them again, stores the new rows beside the old ones (rows are kept per checker version) and\n"
-          "prints each evaluation whose verdict differs from its latest stored one.");
+          "prints each evaluation whose verdict differs from its latest stored one. A row of the current checker\n"
+          "version on the same device is replaced by its rerun; --no-timing refuses to replace a timed one unless\n"
+          "--drop-timing is given.");
       sub->add_option("--db", a->common.db, "Results store: a SQLite file (default results.sqlite) or a postgresql:// URL");
       sub->add_option("--source", a->source, "Only this source's candidates");
       sub->add_option("--problem", a->problem, "Only this problem id (level1/19_ReLU)");
+      sub->add_flag("--drop-timing", a->drop_timing,
+                    "With --no-timing: replace timed rows of the current checker version with untimed ones (their "
+                    "speedups are lost); without it such a reverify is refused");
       add_eval_options(sub, a->common, true);
       return [a] { return run_reverify(*a); };
     }}};

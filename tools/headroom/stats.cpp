@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "command.hpp"
-#include "trace_options.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/eval/stats.hpp"
-#include "headroom/eval/stats_output.hpp"
+#include "headroom/report/stats_output.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
 namespace {
@@ -56,15 +56,16 @@ int run_stats(stats_args a) {
                a.source.empty() ? "" : fmt::format(" of source '{}'", a.source));
   }
 
-  output_stream stream(a.output);
-  std::ostream& out = stream.get();
+  util::output_file file(a.output, std::vector<std::filesystem::path>{a.db});
+  std::ostream& out = file.stream();
   if (a.json) {
-    eval::write_stats_json(out, summaries);
+    report::write_stats_json(out, summaries);
   } else if (a.csv) {
-    eval::write_stats_csv(out, summaries);
+    report::write_stats_csv(out, summaries);
   } else if (!summaries.empty()) {
-    eval::write_stats_console(out, summaries);
+    report::write_stats_console(out, summaries);
   }
+  file.commit();
   return 0;
 }
 
@@ -76,7 +77,7 @@ const command_registration registration{{"stats", 60, [](CLI::App& app) -> std::
   sub->add_option("--source", args->source, "only this source (model configuration)");
   sub->add_option("--p", args->ps, "speedup thresholds for fast_p, comma-separated (default 0,1,1.5,2)")
       ->delimiter(',');
-  sub->add_option("-o,--output", args->output, "write to this file instead of stdout");
+  sub->add_option("-o,--output", args->output, "write to FILE instead of standard output (replaced whole or not at all; never the store itself)");
   auto* json = sub->add_flag("--json", args->json, "JSON output (docs/eval-results.md)");
   sub->add_flag("--csv", args->csv, "CSV output: a header and one row per source")->excludes(json);
   return [args] { return run_stats(*args); };

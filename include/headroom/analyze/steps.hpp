@@ -2,13 +2,13 @@
 // Step markers (ProfilerStep#N, NVTX "step N") turned into a window on one device's timeline.
 #include <limits>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "headroom/analyze/timeline.hpp"
 #include "headroom/analyze/window.hpp"
 #include "headroom/trace/model.hpp"
+#include "headroom/util/regex.hpp"
 
 namespace headroom::analyze {
 
@@ -51,7 +51,7 @@ class step_finder {
   bool is_marker(trace::string_id name);
 
   const trace::trace& t_;
-  std::regex marker_;
+  util::regex marker_;
   std::vector<signed char> marker_cache_;  // per string id: -1 not asked, 0 no, 1 yes
   std::vector<std::vector<std::uint32_t>> cpu_steps_;   // per process, range indices by start
   std::vector<std::uint32_t> gpu_steps_;                // gpu_annotation marker ranges by start

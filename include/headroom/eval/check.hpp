@@ -4,9 +4,7 @@
 // is scaled by the reference's root-mean-square, with thresholds chosen by the reference dtype.
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "headroom/eval/tensor.hpp"
@@ -53,32 +51,7 @@ struct tensor_check {
 // mismatches are combined in index order.
 tensor_check compare(const tensor& reference, const tensor& candidate, unsigned threads = 0);
 
-// Elements the candidate never wrote: the same call made twice on the same inputs, once with every
-// fresh allocation filled with byte `poison_a` and once with `poison_b`; an element whose bytes are
-// all `poison_a` in the first output and all `poison_b` in the second was never written. The two
-// outputs must have the same dtype and shape (input_error otherwise: compare each with the
-// reference first).
-std::int64_t count_unwritten(const tensor& with_poison_a, std::byte poison_a, const tensor& with_poison_b,
-                             std::byte poison_b, unsigned threads = 0);
-
 // Whether every element is finite (integer and bool tensors always are).
 bool all_finite(const tensor& t);
-
-// KernelBench's check: torch.allclose(reference, candidate, atol, rtol), i.e. every element
-// |r - c| <= atol + rtol * |c|, NaN never equal; shapes must match.
-bool legacy_allclose(const tensor& reference, const tensor& candidate, double atol, double rtol);
-
-// The audit's fake outputs (docs/eval.md, "Discrimination audit"), shaped and typed like `reference`.
-tensor zeros_like(const tensor& reference);
-tensor constant_like(const tensor& reference, double value);
-tensor mean_like(const tensor& reference);  // every element the reference's mean
-// The first input with as many elements as the reference, converted to the reference's dtype and
-// shape; nullopt when no input has that many elements.
-std::optional<tensor> passthrough_like(const tensor& reference, const std::vector<tensor>& inputs);
-// The fake `name` (zeros, constant (1), mean, passthrough) written into `out`, whose buffer is
-// reused: the audit forms four fakes for every output of every trial, and a fresh buffer of
-// gigabytes for each costs more than comparing it. False when it cannot be formed (passthrough
-// without an input of the output's element count).
-bool form_fake(std::string_view name, const tensor& reference, const std::vector<tensor>& inputs, tensor& out);
 
 }  // namespace headroom::eval

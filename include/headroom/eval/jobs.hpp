@@ -1,7 +1,7 @@
 #pragma once
 // What to evaluate: problems found in files and folders, candidates paired with them (KernelBench
-// runs folders as they are), a problem's own reference as a candidate, and suites with expected
-// verdicts (suites/adversarial/manifest.toml).
+// runs folders as they are), and a problem's own reference as a candidate. Suites with expected
+// verdicts are suite.hpp.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -35,23 +35,5 @@ std::vector<eval_job> reference_jobs(const std::vector<problem_spec>& problems, 
 // jobs stay together where they can, so few shares prepare one problem's reference. Throws
 // input_error unless 0 <= index < count.
 std::vector<eval_job> shard_jobs(const std::vector<eval_job>& jobs, int index, int count);
-
-struct suite_case {
-  std::string name;
-  std::string exploit;
-  verdict expect = verdict::correct;
-  std::vector<std::string> reasons;
-  std::vector<std::string> devices;  // "cpu", "cuda"
-  // The speedup must stay below this (a candidate slower than the reference that games its timing
-  // would come out faster); unset: no bound. Applies only when the evaluation was timed.
-  std::optional<double> max_speedup;
-  eval_job job;
-};
-
-// Reads a suite manifest (docs/eval.md, "Suites"); paths are relative to the manifest.
-std::vector<suite_case> load_suite(const std::filesystem::path& manifest, const std::string& source);
-
-// Whether an evaluation meets a case's expectation; `why` says how it does not.
-bool meets_expectation(const suite_case& c, const evaluation& e, std::string& why);
 
 }  // namespace headroom::eval

@@ -49,4 +49,7 @@ std::uint64_t symmetric_size(const tensor& t);
 // dimension is negative; `what` names the tensor in the message ("output 0 of the candidate").
 void validate(const tensor& t, std::string_view what);
 
+// A shape as messages write it: "[2, 3]".
+std::string format_shape(const std::vector<std::int64_t>& shape);
+
 }  // namespace headroom::eval

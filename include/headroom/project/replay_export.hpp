@@ -2,6 +2,7 @@
 // The replayed timeline as a trace: every event of the measured trace at its replayed time, written
 // as Chrome/Perfetto JSON beside the measured one, so a reader sees what moved.
 #include <filesystem>
+#include <span>
 
 #include "headroom/project/replay.hpp"
 #include "headroom/project/shrink.hpp"
@@ -15,9 +16,10 @@ namespace headroom::project {
 trace::trace replayed_trace(const trace::trace& measured, const replay_graph& g, const replayed_timeline& r);
 
 // One Chrome trace holding the measured processes ("measured: ...") and the replayed ones
-// ("replayed: ..."), device work coloured by the shrink part that took it. Throws input_error when
-// the file cannot be written.
+// ("replayed: ..."), device work coloured by the shrink part that took it, written through
+// util::output_file (never over one of `inputs`). Throws input_error when the file cannot be written.
 void write_replay_chrome_trace(const trace::trace& measured, const replay_graph& g, const replayed_timeline& r,
-                               const shrink_set& shrink, const std::filesystem::path& path);
+                               const shrink_set& shrink, const std::filesystem::path& path,
+                               std::span<const std::filesystem::path> inputs = {});
 
 }  // namespace headroom::project

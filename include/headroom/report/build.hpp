@@ -28,6 +28,7 @@ struct build_options {
   std::optional<std::string> source;                          // only this results source
   project::join_options join;
   std::vector<std::filesystem::path> sections;                // extra sections (JSON)
+  bool allow_partial = false;  // read a trace cut short or partly damaged; its notes say what was lost
 };
 
 // Throws input_error naming a file that cannot be read.

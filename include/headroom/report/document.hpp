@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,12 +64,13 @@ void write_html(std::ostream& out, const document& d);
 using plot_sink = std::function<std::string(std::string_view name, const std::string& svg)>;
 void write_markdown(std::ostream& out, const document& d, const plot_sink& save_plot);
 
-// Writes the document to `path` whole or not at all (a partial file is renamed into place only when
-// complete), its folder created when missing: HTML, or Markdown with each plot as an SVG file in
-// "<path without extension>-plots/".
+// Writes the document to `path` through util::output_file (whole or not at all, never through a link
+// or over one of `inputs`), its folder created when missing: HTML, or Markdown with each plot as an
+// SVG file in "<path without extension>-plots/".
 // Throws input_error when a file cannot be written.
 enum class report_format { html, markdown };
-void write_report_file(const document& d, const std::filesystem::path& path, report_format format);
+void write_report_file(const document& d, const std::filesystem::path& path, report_format format,
+                       std::span<const std::filesystem::path> inputs = {});
 
 // An extra section from a JSON file (docs/report.md, "Extra sections"). Throws input_error naming
 // the file and the problem.

@@ -44,10 +44,13 @@ using row_callback = std::function<void(const row&)>;
 
 class connection {
  public:
-  enum class access { read_write, read_only };
+  // write_alone: read_write, as the only writer while the connection is open. SQLite refuses a
+  // second such writer of the file, in this process or another (an flock, src/store/writer_lock.hpp);
+  // PostgreSQL, whose writers share a store through its work queue, opens it as read_write.
+  enum class access { read_write, read_only, write_alone };
 
-  // Opens the store's database. read_write creates a missing SQLite file (and its folder);
-  // read_only never creates or changes anything, and refuses a missing file.
+  // Opens the store's database. read_write and write_alone create a missing SQLite file (and its
+  // folder); read_only never creates or changes anything, and refuses a missing file.
   static std::unique_ptr<connection> open(const location& where, access mode);
   virtual ~connection() = default;
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,6 +38,11 @@ class database {
   std::unordered_set<std::string> columns(std::string_view table);
   // Copies this database into a fresh in-memory one (for migrating a store without touching it).
   database copy_to_memory();
+  // A new, empty database in one contiguous piece of memory (SQLite's memdb), which
+  // serialize_to writes out without a copy; `name` names it in messages.
+  static database in_memory(std::string_view name);
+  // Writes the database's bytes, the content of a SQLite file, into `out`.
+  void serialize_to(std::ostream& out);
 
   [[noreturn]] void fail(std::string_view what) const;
   const std::filesystem::path& path() const { return path_; }

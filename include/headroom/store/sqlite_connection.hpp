@@ -2,15 +2,19 @@
 // The SQLite side of connection: a file, statements prepared for each call (the results store's
 // statements are few). The trace store reads through database(), with statements of its own.
 #include <filesystem>
+#include <memory>
 
 #include "headroom/store/connection.hpp"
 #include "headroom/store/sqlite.hpp"
 
 namespace headroom::store {
 
+class writer_lock;
+
 class sqlite_connection final : public connection {
  public:
   sqlite_connection(const std::filesystem::path& path, access mode);
+  ~sqlite_connection() override;
 
   using connection::run;
   backend kind() const override { return backend::sqlite; }
@@ -28,6 +32,7 @@ class sqlite_connection final : public connection {
   sqlite::database& database() { return db_; }
 
  private:
+  std::unique_ptr<writer_lock> lock_;  // write_alone; declared first: released after the file is closed
   sqlite::database db_;
 };
 

@@ -59,8 +59,8 @@ class study_folder {
   std::filesystem::path root_;
 };
 
-// Writes `content` to a file beside `path` and renames it over `path`, so a reader (or a rerun after
-// an interruption) sees the old file or the new one, never a part. Throws input_error.
+// Writes `content` through util::output_file, so a reader (or a rerun after an interruption) sees
+// the old file or the new one, never a part. Throws input_error.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // The current time in UTC, ISO 8601 ("2026-12-01T10:00:00Z").

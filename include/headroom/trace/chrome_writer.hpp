@@ -4,7 +4,6 @@
 // stream; one Chrome process per traced process for its host threads (API calls, annotations,
 // NVTX ranges). Times are written in microseconds with nanosecond precision.
 #include <cstddef>
-#include <filesystem>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -25,9 +24,8 @@ struct chrome_options {
   std::function<std::vector<std::pair<std::string_view, std::string_view>>(std::size_t activity_index)> args;
 };
 
+// A trace read with lost input (trace::partial) lists what was lost in otherData.partial_input.
 void write_chrome_trace(const trace& t, std::ostream& out, const chrome_options& options = {});
-// Throws input_error when the file cannot be written.
-void write_chrome_trace(const trace& t, const std::filesystem::path& path, const chrome_options& options = {});
 
 // The JSON string literal of `s`, quotes included; bytes that are not UTF-8 become U+FFFD.
 std::string json_quote(std::string_view s);

@@ -21,9 +21,18 @@ struct kineto_read_stats {
   std::size_t max_buffer_bytes = 0;    // the largest the chunk buffer ever was
 };
 
+// What inflates a .json.gz: ISA-L's igzip (2.7x zlib's speed on trace JSON), or zlib, the baseline
+// bench/gzip_throughput.sh measures it against (bench/RESULTS.md, "Reading .json.gz").
+enum class gzip_inflater : std::uint8_t { isal, zlib };
+
 struct kineto_tuning {
   std::size_t chunk_bytes = std::size_t{8} << 20;  // read size; the buffer grows only for an event larger than this
   std::size_t batch_bytes = std::size_t{1} << 20;  // events parsed as one simdjson document
+  gzip_inflater inflater = gzip_inflater::isal;
+  // Inflate a .json.gz file on a second thread while the first parses: a shorter wall clock when a
+  // core is free, about 13% more CPU time in all (bench/RESULTS.md). Unset: on when this process
+  // may run on 4 or more CPUs.
+  std::optional<bool> read_ahead;
   kineto_read_stats* stats = nullptr;
 };
 

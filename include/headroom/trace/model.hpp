@@ -166,9 +166,13 @@ struct process_info {
 };
 
 // What a reader noticed and handled instead of failing: shown to the user, stored with the trace.
+// A lost warning says that part of the input could not be read (a file cut short, a damaged
+// frame): what the trace holds is then less than what was recorded, and the commands refuse such a
+// trace unless told to use what was read (docs/method.md, "Partial input").
 struct reader_warning {
   std::string what;
   std::uint64_t count = 1;
+  bool lost = false;
 };
 
 enum class source_format : std::uint8_t { kineto_json, nsys_sqlite, headroom_store, synthetic };
@@ -190,6 +194,9 @@ struct trace {
 
   // Adds a warning, or bumps the count of an identical one.
   void warn(std::string what);
+  // The same for a warning that says what part of the input was lost.
+  void lose(std::string what);
+  bool partial() const;
 };
 
 // Moves `from` into `into`, remapping string ids and process indices (one trace per rank, say).

@@ -46,9 +46,9 @@ struct empty_call {
 // one call overlaps the device's work on the one before: a sequence of calls runs at the pace of
 // the slower side. With held launches a call therefore costs the longer of its median device time
 // and its median host time (a launch-bound call costs its dispatch; host work or a host wait inside
-// the call is paid); without, the events already include the dispatch. (Until session 8 each
-// sample cost the longer of its own two: on a 0.056 ms problem whose dispatch took 0.02-0.08 ms
-// from one sample to the next, the median then followed the share of slow dispatches.)
+// the call is paid); without, the events already include the dispatch. (Costing each sample as the
+// longer of its own two does not work: on a 0.056 ms problem whose dispatch took 0.02-0.08 ms from
+// one sample to the next, the median then follows the share of slow dispatches.)
 class sample_set {
  public:
   void add(const timing_sample& s);

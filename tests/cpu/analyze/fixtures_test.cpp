@@ -5,12 +5,19 @@
 
 #include "analyze/trace_builder.hpp"
 #include "headroom/analyze/analysis.hpp"
-#include "headroom/analyze/inputs.hpp"
+#include "headroom/trace/reader.hpp"
 
 using namespace headroom;
 using classify::category;
 
 namespace {
+
+// As `analyze` reads them: Kineto JSON keeps launch pairs only.
+trace::trace read_for_analysis(const std::vector<std::filesystem::path>& files) {
+  trace::inputs_options o;
+  o.read.launch_pairs_for_json = true;
+  return trace::read_traces(files, o);
+}
 
 std::filesystem::path fixture(const char* name) {
   return std::filesystem::path(HEADROOM_FIXTURES_DIR) / "kineto-hta" / name;
@@ -24,7 +31,7 @@ std::filesystem::path fixture(const char* name) {
 TEST(AnalyzeFixtures, NcclTrainingStepHasCommunicationShareAndStepWindow) {
   const auto path = fixture("nccl_parser_config_nccl_data.json.gz");
   REQUIRE_FIXTURE(path);
-  const auto rep = analyze::analyze(analyze::read_traces({path}), test::test_classifier(), {});
+  const auto rep = analyze::analyze(read_for_analysis({path}), test::test_classifier(), {});
   ASSERT_EQ(rep.timelines.size(), 1u);
   const auto& t = rep.timelines[0];
   EXPECT_EQ(t.rank, 0);
@@ -42,7 +49,7 @@ TEST(AnalyzeFixtures, TwoRankFilesGiveOneRowPerRankAndAWeightedTotal) {
   const auto r1 = fixture("trace_filter_sampled_rank-1.json.gz");
   REQUIRE_FIXTURE(r0);
   REQUIRE_FIXTURE(r1);
-  const auto rep = analyze::analyze(analyze::read_traces({r0, r1}), test::test_classifier(), {});
+  const auto rep = analyze::analyze(read_for_analysis({r0, r1}), test::test_classifier(), {});
   ASSERT_EQ(rep.timelines.size(), 2u);
   EXPECT_EQ(rep.timelines[0].rank, 0);
   EXPECT_EQ(rep.timelines[1].rank, 1);
@@ -54,7 +61,7 @@ TEST(AnalyzeFixtures, TwoRankFilesGiveOneRowPerRankAndAWeightedTotal) {
 TEST(AnalyzeFixtures, SteadyWindowExcludesTheWarmupStep) {
   const auto path = fixture("ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   REQUIRE_FIXTURE(path);
-  const auto trace = analyze::read_traces({path});
+  const auto trace = read_for_analysis({path});
   const auto c = test::test_classifier();
   const auto steady = analyze::analyze(trace, c, {});
   analyze::analyze_options whole;
@@ -69,7 +76,7 @@ TEST(AnalyzeFixtures, SteadyWindowExcludesTheWarmupStep) {
 TEST(AnalyzeFixtures, CpuOnlyTraceSaysThereIsNoGpuActivity) {
   const auto path = fixture("cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
   REQUIRE_FIXTURE(path);
-  const auto rep = analyze::analyze(analyze::read_traces({path}), test::test_classifier(), {});
+  const auto rep = analyze::analyze(read_for_analysis({path}), test::test_classifier(), {});
   EXPECT_TRUE(rep.timelines.empty());
   ASSERT_FALSE(rep.notes.empty());
   EXPECT_NE(rep.notes[0].find("no GPU activity"), std::string::npos);
@@ -78,7 +85,7 @@ TEST(AnalyzeFixtures, CpuOnlyTraceSaysThereIsNoGpuActivity) {
 TEST(AnalyzeFixtures, RocmTraceIsAnalysedWithAPlatformNote) {
   const auto path = fixture("amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz");
   REQUIRE_FIXTURE(path);
-  const auto rep = analyze::analyze(analyze::read_traces({path}), test::test_classifier(), {});
+  const auto rep = analyze::analyze(read_for_analysis({path}), test::test_classifier(), {});
   ASSERT_FALSE(rep.timelines.empty());
   bool noted = false;
   for (const auto& n : rep.notes) noted |= n.find("platform rocm") != std::string::npos;

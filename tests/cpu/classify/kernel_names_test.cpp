@@ -73,9 +73,10 @@ TEST(classifier, leaves_unknown_names_to_other_custom_which_is_addressable) {
   EXPECT_TRUE(k.addressable());
 }
 
-TEST(classifier, survives_a_20000_character_name_and_still_matches_it) {
-  // Templated CUTLASS/ATen names reach thousands of characters; std::regex would recurse per
-  // character. The name below also passes the literal pre-checks of regex rules.
+TEST(classifier, matches_a_regex_at_the_end_of_a_20000_character_name) {
+  // Templated CUTLASS/ATen names reach thousands of characters; a backtracking regex engine
+  // recurses per character and overflows the stack on them. The name below also passes the
+  // literal pre-checks of regex rules.
   auto c = classifier::with_default_rules();
   c.add_rules_text(R"([[rule]]
 id = "greedy"
@@ -88,7 +89,7 @@ provenance = "framework"
   while (name.size() < 20000) name += "at::native::BinaryFunctor<float, float, float, SGDFunctor<float> >, ";
   name += "ZZZ";
   const auto k = c.classify(name);
-  EXPECT_EQ(k.rule, "aten-optimizer-foreach");  // the greedy regex sees a bounded window and misses
+  EXPECT_EQ(k.rule, "greedy");
 
   std::string mangled = "_ZN2at6native";
   while (mangled.size() < 20000) mangled += "N4cute5tupleIJNS_1CILi128EEE";

@@ -10,7 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "headroom/eval/audit_fakes.hpp"
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/unwritten.hpp"
 #include "headroom/util/error.hpp"
 
 namespace {

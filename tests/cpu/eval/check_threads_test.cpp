@@ -13,6 +13,7 @@
 
 #include "headroom/util/parallel.hpp"
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/unwritten.hpp"
 
 namespace {
 

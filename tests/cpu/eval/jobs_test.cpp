@@ -1,4 +1,5 @@
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/suite.hpp"
 
 #include <gtest/gtest.h>
 
@@ -103,4 +104,39 @@ TEST(Jobs, SuiteExpectationsRequireTheVerdictAndEveryListedReason) {
   flagged.result = verdict::correct;
   flagged.reasons = {{"torch_fallback", "relu"}};
   EXPECT_FALSE(meets_expectation(ok, flagged, why));
+}
+
+TEST(Jobs, SuiteCasesAreMatchedToTheirEvaluationByHashesAndAMissingOneIsNamed) {
+  suite_case cpu_only;
+  cpu_only.name = "zeros";
+  cpu_only.expect = verdict::incorrect;
+  cpu_only.devices = {"cpu"};
+  cpu_only.job.candidate.hash = "c1";
+  cpu_only.job.problem.hash = "p1";
+  suite_case both = cpu_only;
+  both.name = "correct";
+  both.expect = verdict::correct;
+  both.devices = {"cpu", "cuda"};
+  both.job.candidate.hash = "c2";
+  EXPECT_EQ(cases_for({cpu_only, both}, "cuda").size(), 1u);
+  const auto cases = cases_for({cpu_only, both}, "cpu");
+  ASSERT_EQ(cases.size(), 2u);
+
+  evaluation other_problem;  // the same candidate on another problem is not the case's evaluation
+  other_problem.candidate_hash = "c1";
+  other_problem.problem_hash = "p2";
+  other_problem.result = verdict::incorrect;
+  evaluation e;
+  e.candidate_hash = "c2";
+  e.problem_hash = "p1";
+  e.result = verdict::incorrect;
+  e.reasons = {{"mismatch", "output 0"}};
+  const auto outcomes = judge_cases(cases, {other_problem, e});
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].got, nullptr);
+  EXPECT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].why, "not evaluated");
+  ASSERT_NE(outcomes[1].got, nullptr);
+  EXPECT_FALSE(outcomes[1].ok);
+  EXPECT_NE(outcomes[1].why.find("expected correct, got incorrect"), std::string::npos) << outcomes[1].why;
 }

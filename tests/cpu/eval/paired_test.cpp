@@ -131,7 +131,7 @@ TEST(PairedRounds, TheSideThatGoesSecondBeingSlowerCancels) {
   EXPECT_NEAR(p.speedup, 1.0, 1e-12);
 }
 
-// Seen on the H200 (session 11, KernelBench's 12_ against itself, 0.056 ms on the device): for
+// Seen on the H200 (KernelBench's 12_ against itself, 0.056 ms on the device): for
 // three rounds in a row the reference's dispatch ran in a slow spell of the host, 0.072 ms a call,
 // the candidate's at its usual 0.025. The rounds' ratios say 1.29 there; their orders' medians
 // said 1.13. Held turns compare the sides' costs: the device's median, the host's least time.

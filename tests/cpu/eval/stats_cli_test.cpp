@@ -9,7 +9,7 @@
 #include "eval/results_rows.hpp"
 #include "headroom/eval/results_store.hpp"
 #include "headroom/eval/stats.hpp"
-#include "headroom/eval/stats_output.hpp"
+#include "headroom/report/stats_output.hpp"
 
 using namespace headroom;
 using eval::verdict;
@@ -88,8 +88,8 @@ TEST(StatsCli, OutputsAreTheLibraryRenderingsOfTheNewestRows) {
   ASSERT_EQ(rows.size(), 3u);
 
   std::ostringstream csv, json, console;
-  eval::write_stats_csv(csv, eval::summarize(rows, eval::default_fast_p()));
-  eval::write_stats_console(console, eval::summarize(rows, eval::default_fast_p()));
+  report::write_stats_csv(csv, eval::summarize(rows, eval::default_fast_p()));
+  report::write_stats_console(console, eval::summarize(rows, eval::default_fast_p()));
   const auto r = run_stats(dir, "'" + path.string() + "' --csv");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, csv.str());
@@ -98,12 +98,28 @@ TEST(StatsCli, OutputsAreTheLibraryRenderingsOfTheNewestRows) {
 
   eval::evaluation_filter f;
   f.source = "claude/level1";
-  eval::write_stats_json(json, eval::summarize(store.evaluations(f), {0.0, 2.0}));
+  report::write_stats_json(json, eval::summarize(store.evaluations(f), {0.0, 2.0}));
   const auto file = dir / "stats.json";
   const auto j = run_stats(dir, "'" + path.string() + "' --json --source claude/level1 --p 2,0 -o '" + file.string() + "'");
   EXPECT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(j.out.empty());
   EXPECT_EQ(slurp(file), json.str());
+}
+
+// -o is written whole or not at all, every write checked: a full device is an error, and the store
+// itself is never the target.
+TEST(StatsCli, AnOutputThatCannotBeWrittenIsAnErrorAndTheStoreIsNeverOverwritten) {
+  scratch_dir dir("stats-cli-output");
+  const auto path = dir / "results.sqlite";
+  fill(path);
+  const auto full = run_stats(dir, "'" + path.string() + "' --csv -o /dev/full");
+  EXPECT_EQ(full.status, 2);
+  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
+  const auto before = slurp(path);
+  const auto over = run_stats(dir, "'" + path.string() + "' --csv -o '" + path.string() + "'");
+  EXPECT_EQ(over.status, 2);
+  EXPECT_NE(over.err.find("is also an input"), std::string::npos) << over.err;
+  EXPECT_EQ(slurp(path), before);
 }
 
 TEST(StatsCli, RejectsANegativeThreshold) {

@@ -11,7 +11,7 @@
 
 #include "eval/results_rows.hpp"
 #include "headroom/eval/stats.hpp"
-#include "headroom/eval/stats_output.hpp"
+#include "headroom/report/stats_output.hpp"
 
 using namespace headroom;
 using eval::verdict;
@@ -128,25 +128,25 @@ TEST(Stats, NoRowsNoSources) { EXPECT_TRUE(eval::summarize({}, eval::default_fas
 
 TEST(StatsOutput, ConsoleTableMatchesGolden) {
   std::ostringstream out;
-  eval::write_stats_console(out, summarized());
+  report::write_stats_console(out, summarized());
   expect_golden(out.str(), "stats.txt");
 }
 
 TEST(StatsOutput, JsonMatchesGolden) {
   std::ostringstream out;
-  eval::write_stats_json(out, summarized());
+  report::write_stats_json(out, summarized());
   expect_golden(out.str(), "stats.json");
 }
 
 TEST(StatsOutput, CsvMatchesGolden) {
   std::ostringstream out;
-  eval::write_stats_csv(out, summarized());
+  report::write_stats_csv(out, summarized());
   expect_golden(out.str(), "stats.csv");
 }
 
 TEST(StatsOutput, CustomPValuesBecomeTheColumns) {
   std::ostringstream out;
-  eval::write_stats_csv(out, eval::summarize(hand_built(), {0.0, 4.0}));
+  report::write_stats_csv(out, eval::summarize(hand_built(), {0.0, 4.0}));
   std::istringstream lines(out.str());
   std::string header;
   std::getline(lines, header);
@@ -156,8 +156,8 @@ TEST(StatsOutput, CustomPValuesBecomeTheColumns) {
 
 TEST(StatsOutput, EmptySummariesStillMakeValidDocuments) {
   std::ostringstream json, csv;
-  eval::write_stats_json(json, {});
-  eval::write_stats_csv(csv, {});
+  report::write_stats_json(json, {});
+  report::write_stats_csv(csv, {});
   EXPECT_NE(json.str().find("\"sources\": []"), std::string::npos) << json.str();
   EXPECT_EQ(csv.str().find('\n'), csv.str().size() - 1) << "the header line only";
 }

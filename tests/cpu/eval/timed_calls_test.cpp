@@ -1,13 +1,10 @@
 // The parent's checks of a timing answer (src/eval/timed_calls.hpp): sketches compared within the
 // dtype's tolerance, reported times held against the parent's own log of each call.
 #include "timed_calls.hpp"
-#include "wake_probe.hpp"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <random>
-#include <thread>
 
 #include "headroom/util/allocation_log.hpp"
 #include "headroom/worker/fresh_inputs.hpp"
@@ -151,31 +148,6 @@ TEST(TimedCalls, AParentSlowToWakeOnSomeCallsIsNotTampering) {
   }
   log.set_clock({});
   EXPECT_EQ(unconfirmed_times(calls, log, {0.01, 0.02}), "");
-}
-
-TEST(TimedCalls, AMachineWhoseEveryWakeIsLateIsAllowedForByTheProbesFigure) {
-  // Load 10 on two CPUs: every interval holds about 4 ms of late wakes around a 2 ms call.
-  timing_log log = log_of(8, 6.0);
-  std::vector<timed_call> calls;
-  for (int i = 0; i < 8; ++i) calls.push_back(call(i, 1.99, 1.99, 2.0));
-  EXPECT_NE(unconfirmed_times(calls, log, {0.04, 0.02}), "");  // with no wake delay measured: flagged
-  log.set_wake_delay_ms(1.5);                                     // the probe saw each wake 1.5 ms late
-  EXPECT_EQ(unconfirmed_times(calls, log, {0.04, 0.02}), "");
-  // A worker that claims a tenth of its calls' time is still flagged on that machine.
-  for (auto& c : calls) c = call(c.call, 0.19, 0.19, 0.2);
-  timing_log slow = log_of(8, 20.0);
-  slow.set_wake_delay_ms(1.5);
-  EXPECT_NE(unconfirmed_times(calls, slow, {0.04, 0.02}).find("wakes 1.5 ms late"), std::string::npos);
-}
-
-TEST(WakeProbe, TheMedianOverrunOfItsSleeps) {
-  EXPECT_EQ(median_overrun_ms({}), 0);
-  EXPECT_EQ(median_overrun_ms({0.1, 3.0, 0.2}), 0.2);
-  wake_probe probe;
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const double late = probe.stop();
-  EXPECT_GE(late, 0);
-  EXPECT_LT(late, 1000);  // a figure in ms, not ns
 }
 
 TEST(TimedCalls, CallsNeverAskedForOrLongerThanTheirIntervalAreTampering) {

@@ -13,7 +13,7 @@
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 namespace headroom::profile {
 namespace {

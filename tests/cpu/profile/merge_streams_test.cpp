@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "launcher.hpp"
+#include "headroom/profile/launcher.hpp"
 
 namespace headroom::profile {
 namespace {

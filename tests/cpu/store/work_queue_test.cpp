@@ -1,5 +1,5 @@
-// The work queue of a shared results store (headroom/store/work_queue.hpp): what many `headroom
-// eval` processes rely on to evaluate every job exactly once, however many of them die. Each
+// The work queue of a shared (PostgreSQL) results store (headroom/store/work_queue.hpp): what many
+// `headroom eval` processes rely on to evaluate every job exactly once, however many of them die. Each
 // "process" here is a work_queue on a connection of its own, as it would be in another process.
 #include <gtest/gtest.h>
 
@@ -205,5 +205,6 @@ TEST_P(WorkQueueOn, ConcurrentWorkersNeverShareAJob) {
   EXPECT_EQ(check.evaluations().size(), all.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, WorkQueueOn, ::testing::Values(store::backend::sqlite, store::backend::postgresql),
-                         test::backend_test_name);
+// Only a PostgreSQL store is shared: a SQLite file has one writer at a time (ResultsStore.
+// ASecondWriterIsRefusedWhileTheFirstHasTheStoreOpen), so no two processes claim from its queue.
+INSTANTIATE_TEST_SUITE_P(Backends, WorkQueueOn, ::testing::Values(store::backend::postgresql), test::backend_test_name);

@@ -211,7 +211,7 @@ TEST(KinetoInput, BrokenStructureBetweenEventsIsAnError) {
   EXPECT_NE(e.find("byte"), std::string::npos) << e;
 }
 
-TEST(KinetoInput, TruncatedDocumentsKeepCompleteEventsAndWarn) {
+TEST(KinetoInput, TruncatedDocumentsKeepCompleteEventsAndSayWhatWasLost) {
   const std::string full = R"({"traceEvents": [)" + kernel("1", "1") + "," + kernel("2", "1", 2) + "]}";
   for (std::size_t cut = full.find("k2") ; cut < full.size(); cut += 7) {
     const std::string part = full.substr(0, cut);
@@ -219,7 +219,9 @@ TEST(KinetoInput, TruncatedDocumentsKeepCompleteEventsAndWarn) {
     const std::size_t expected = cut >= full.size() - 2 ? 2 : 1;
     EXPECT_EQ(t.activities.size(), expected) << "cut at " << cut;
     EXPECT_EQ(warning_count(t, fmt::format("truncated at byte {};", cut)), 1u) << "cut at " << cut;
+    EXPECT_TRUE(t.partial()) << "cut at " << cut;
   }
+  EXPECT_FALSE(read_kineto_json_buffer(full, "whole.json").partial());
 }
 
 TEST(KinetoInput, NotATraceIsAnInputError) {

@@ -38,4 +38,19 @@ inline std::string gunzip(const std::string& gz) {
 
 inline std::string fixture_json(const std::string& name) { return gunzip(read_bytes(fixture_dir() / name)); }
 
+// `text` as one gzip member (zlib's level 6, as `gzip` writes).
+inline std::string gzip(const std::string& text) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
 }  // namespace headroom::trace::testing

@@ -237,6 +237,7 @@ void expect_same(const trace& a, const trace& b) {
   for (std::size_t i = 0; i < a.warnings.size(); ++i) {
     EXPECT_EQ(a.warnings[i].what, b.warnings[i].what);
     EXPECT_EQ(a.warnings[i].count, b.warnings[i].count);
+    EXPECT_EQ(a.warnings[i].lost, b.warnings[i].lost);
   }
 }
 
@@ -359,10 +360,26 @@ TEST(TraceStore, AVersion2StoreReadsWithItsSynchronizationsAndNoRecordCorrelatio
   write_store(t, path);
   exec(path,
        "ALTER TABLE synchronizations DROP COLUMN record_correlation;"
+       "ALTER TABLE warnings DROP COLUMN lost;"
        "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
   const trace back = read_store(path);
   for (auto& y : t.synchronizations) y.record_correlation = 0;  // what a version-2 store could not hold
   expect_same(t, back);
+}
+
+TEST(TraceStore, AVersion3StoreReadsWithItsWarningsAsNothingLost) {
+  const auto path = temp_dir() / "v3.sqlite";
+  trace t = full_trace();
+  t.lose("truncated at byte 100; 3 events read, the rest is lost");
+  write_store(t, path);
+  EXPECT_TRUE(read_store(path).partial());
+  exec(path,
+       "ALTER TABLE warnings DROP COLUMN lost;"
+       "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
+  const trace back = read_store(path);
+  EXPECT_FALSE(back.partial());  // a version-3 store could not say
+  ASSERT_EQ(back.warnings.size(), t.warnings.size());
+  EXPECT_EQ(back.warnings.back().what, t.warnings.back().what);
 }
 
 TEST(TraceStore, WritingIntoAMissingFolderIsAnInputError) {

@@ -31,7 +31,7 @@ table processes: CREATE TABLE processes (id INTEGER PRIMARY KEY, pid INTEGER NOT
 table ranges: CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL)
 table strings: CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL)
 table synchronizations: CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL, record_correlation INTEGER NOT NULL)
-table warnings: CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL)
+table warnings: CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL, lost INTEGER NOT NULL)
 )sql";
 
 std::string schema_of(const fs::path& path) {
@@ -72,8 +72,8 @@ TEST(TraceStoreSchema, MatchesTheDocumentedVersion) {
   t.platform = "cuda";
   write_store(t, path);
   EXPECT_EQ(schema_of(path), expected_schema);
-  EXPECT_EQ(store_schema_version, 3);
-  EXPECT_EQ(meta_value(path, "schema_version"), "3");
+  EXPECT_EQ(store_schema_version, 4);
+  EXPECT_EQ(meta_value(path, "schema_version"), "4");
   EXPECT_EQ(meta_value(path, "source_format"), "nsys-sqlite");
   EXPECT_EQ(meta_value(path, "platform"), "cuda");
   EXPECT_EQ(meta_value(path, "dropped_records"), "0");

@@ -1,0 +1,45 @@
+#pragma once
+// The evaluation phase of a run (docs/eval.md, "Processes"): each device's lanes (--lanes per
+// device) take batches of one problem's jobs from a job source (job_source.hpp), prepare the
+// problem's reference once and keep it from one batch of that problem to the next, run the audit
+// beside it and evaluate the candidates one fresh worker at a time, starting the next worker while
+// the current one runs. Internal to src/eval.
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "headroom/eval/evaluation.hpp"
+#include "headroom/eval/orchestrator.hpp"
+#include "compile_phase.hpp"
+#include "job_source.hpp"
+
+namespace headroom::eval {
+
+class problem_lanes {
+ public:
+  // `compiled`: the candidates' builds; with `compile_as_claimed` (a shared queue) each batch's
+  // candidates are built as it is claimed.
+  problem_lanes(job_source& source, compile_phase& compiled, bool compile_as_claimed, const eval_options& o,
+                const eval_callback& on_done);
+
+  // Runs options.lanes lanes on each device until the source has nothing left; each evaluation is
+  // stored as it finishes and appended to `results`. Rethrows the first lane's failure.
+  void run(const std::vector<std::string>& devices, std::vector<evaluation>& results);
+
+ private:
+  void lane(const std::string& device);
+  // A batch whose every candidate failed to compile needs no reference worker.
+  bool needs_reference(const job_batch& b) const;
+
+  job_source& source;
+  compile_phase& compiled;
+  const bool compile_as_claimed;
+  const eval_options& o;
+  const eval_callback& on_done;
+  std::vector<evaluation>* results_ = nullptr;
+  std::mutex result_mutex;
+  std::exception_ptr failure;
+};
+
+}  // namespace headroom::eval

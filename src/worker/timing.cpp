@@ -1,0 +1,322 @@
+// Timed calls (docs/eval.md, "Timing"): each on fresh inputs the parent names as it is about to
+// run, the device's caches flushed, the times kept under the stopping rule and summarised; and the
+// reference's replay of a candidate's timed calls.
+#include "worker/worker.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "headroom/worker/fresh_inputs.hpp"
+#include "headroom/worker/timing_stats.hpp"
+#include "worker/thread_pin.hpp"
+
+namespace headroom::worker {
+namespace {
+
+// What a timing request asks besides its sets (docs/eval.md, "Timing").
+struct timing_settings {
+  stopping_rule rule;
+  int warmup = 0;
+  double check_bytes = 0;     // outputs sent back whole, at most about this many bytes
+  bool check_outputs = false;
+  // The CPU this thread runs the timed calls on (paired rounds put both workers on one); -1: any.
+  // The pin begins after the warm-up calls: a thread started while pinned would inherit the one CPU
+  // (the hold's watchdog, PyTorch's CPU thread pool and CUDA's threads start on first use).
+  std::int64_t cpu = -1;
+  // Every call gets fresh inputs (docs/eval.md, "Integrity inside the worker"): the parent names
+  // each call's input set and seed only when the call is about to run, and every floating input
+  // is the set's pristine copy with each element multiplied by a factor drawn from that seed.
+  // symmetric[m]: input m is n x n in its last two dims and symmetric (its factors are too).
+  std::vector<std::uint64_t> symmetric;
+  std::uint64_t sketch_seed = 0;  // nonzero: every kept call's outputs are sketched under it
+  // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
+  bool hold = false;
+};
+
+timing_settings read_timing_settings(simdjson::dom::element req, bool cuda) {
+  timing_settings t;
+  t.rule.min_samples = static_cast<int>(req["min_samples"].get_int64().value());
+  t.rule.max_samples = static_cast<int>(req["max_samples"].get_int64().value());
+  t.rule.max_seconds = req["max_seconds"].get_double().value();
+  t.rule.target_spread = req["target_spread"].get_double().value();
+  t.warmup = static_cast<int>(req["warmup"].get_int64().value());
+  t.check_bytes = static_cast<double>(req["check_bytes"].get_uint64().value());
+  t.check_outputs = req["check_outputs"].get_bool().value();
+  if (req["cpu"].get_int64().get(t.cpu)) t.cpu = -1;
+  if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
+    for (simdjson::dom::element x : sym) t.symmetric.push_back(x.get_uint64().value());
+  if (req["sketch_seed"].get_uint64().get(t.sketch_seed)) t.sketch_seed = 0;
+  if (cuda && req["hold"].get_bool().get(t.hold)) t.hold = false;
+  return t;
+}
+
+}  // namespace
+
+// kept_sets: time on the sets of this worker's previous timing request (the reference is timed
+// several ways on the same sets), not on the payload.
+void worker::time(simdjson::dom::element req, std::vector<std::byte>& sent) {
+  if (!model_) throw request_error("no model loaded");
+  std::vector<std::vector<meta>> sets;
+  simdjson::dom::array set_list = req["sets"].get_array().value();
+  for (simdjson::dom::element s : set_list) sets.push_back(parse_metas(s.get_array().value()));
+  if (sets.empty()) throw request_error("no input sets to time");
+  bool kept = false, from_inputs = false;
+  if (req["kept_sets"].get_bool().get(kept)) kept = false;
+  // sets_from_inputs: the one set is the last inputs request's tensors, which this worker made and
+  // kept (the reference's), so the parent need not send them back.
+  if (req["sets_from_inputs"].get_bool().get(from_inputs)) from_inputs = false;
+  if (from_inputs) timing_inputs_.swap(inputs_);
+  else if (!kept) timing_inputs_.swap(sent);
+  const std::vector<std::byte>& payload = timing_inputs_;
+  std::size_t total = 0;
+  for (const auto& set : sets)
+    for (const meta& m : set) total += m.bytes;
+  if (total != payload.size()) throw request_error("the timing sets' sizes do not add up to the payload");
+  timing_sets_ = sets;
+  const timing_settings settings = read_timing_settings(req, dev_->is_cuda());
+  const stopping_rule& rule = settings.rule;
+  const int warmup = settings.warmup;
+  const double check_budget = settings.check_bytes;
+  const bool check_outputs = settings.check_outputs;
+  const std::int64_t cpu = settings.cpu;
+  const std::vector<std::uint64_t>& symmetric = settings.symmetric;
+  const std::uint64_t sketch_seed = settings.sketch_seed;
+  std::optional<thread_pin> pin;
+  pristine_sets pristine = upload_sets(sets, payload);
+  auto release = [&] { release_sets(pristine); };
+  bool hold = settings.hold;
+  int hold_timeouts = 0;
+
+  // The measurement's lifecycle (nvbench's measure_cold): the empty call, then calls on fresh
+  // inputs, the first `warmup` of them not kept, each kept one checked; then the summary.
+  empty_call empty = measure_empty_call(hold);
+
+  std::mt19937_64 rng(std::random_device{}());
+  sample_set samples;
+  unsigned clock_limit = dev_->sm_clock_max_mhz(), clock_min = ~0u, clock_max = 0;
+  int dropped = 0;
+  std::vector<std::byte>& out_payload = outputs_;
+  out_payload.clear();
+  std::string checked, calls;
+  double checked_bytes = 0;
+  double begin = host_ms();
+  for (int i = 0;; ++i) {
+    if (i == warmup && cpu >= 0) pin.emplace(static_cast<int>(cpu));
+    call_plan plan = ask_call(i, sets.size());
+    built_inputs in = fresh_inputs(sets[plan.set], pristine[plan.set], plan.seed, symmetric);
+    dev_->flush_caches();
+    // The parent notes the call's start and end by its own clock (timing_log.hpp).
+    simdjson::dom::parser announce;
+    ask_parent(announce, "start", i);
+    begin_allocation_log();
+    dev_->start_timer(hold);
+    py_ref result(PyObject_CallObject(model_.get(), in.tuple.get()));
+    dev_->call_returned();
+    end_allocation_log();
+    if (!result) {
+      dev_->stop_timer();  // opens the gate
+      release();
+      return reply_python_error("runtime_error");
+    }
+    device::times t = dev_->stop_timer();
+    ask_parent(announce, "done", i);
+    // Every timed call's result is checked as a checked call's is: tensors, in memory the call
+    // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
+    if (check_memory_) {
+      std::string not_tensor;
+      std::string foreign = foreign_outputs(result.get(), not_tensor);
+      if (!not_tensor.empty() || !foreign.empty()) {
+        release();
+        return reply(fmt::format(R"("ok":true,"{}":{},"call":{})", not_tensor.empty() ? "foreign" : "invalid",
+                                 json_string(not_tensor.empty() ? foreign : not_tensor), i));
+      }
+    }
+    if (t.hold_timed_out) {
+      ++hold_timeouts;
+      // A first call may wait for the device once: a library's handle or workspace made on first
+      // use synchronises it. A timeout in the warm-up is tried again once.
+      if (i < warmup && hold_timeouts == 1) continue;
+      // The call waited for its own stream (or dispatched for longer than the gate waits): it
+      // cannot be timed with held launches. This sample is discarded; the rest are timed with
+      // the dispatch included, and the reply says so.
+      hold = false;
+      empty = measure_empty_call(false);
+      samples = sample_set{};
+      calls.clear();
+      continue;
+    }
+    bool warm = i < warmup;
+    // nvbench's rule: a sample taken below 75% of the maximum SM clock measures the throttle,
+    // not the kernel; it is dropped (and counted).
+    unsigned mhz = dev_->sm_clock_mhz();
+    if (mhz) {
+      clock_min = std::min(clock_min, mhz);
+      clock_max = std::max(clock_max, mhz);
+    }
+    // If the clock stays low (a power-capped or shared GPU), dropping would never end: after as
+    // many drops as kept samples (and at least 20) the samples are kept and the count says so.
+    bool throttled = mhz && clock_limit && mhz < clock_limit * 3 / 4 && dropped < std::max(20, samples.size());
+    if (!warm && throttled) ++dropped;
+    if (!warm && !throttled) {
+      samples.add(make_sample(t.event_ms, t.wall_ms, t.host_ms, t.tail_ms, t.held));
+      // Each kept call with its times and the sketch of its outputs: the parent bounds the times
+      // by its own clock and checks sketches of calls it picks afterwards against the reference.
+      std::string sketch = sketch_seed ? sketch_outputs(result.get(), sketch_seed) : "[]";
+      calls += fmt::format(R"({}{{"call":{},"event_ms":{},"host_ms":{},"wall_ms":{},"tail_ms":{},"sketch":{}}})",
+                           calls.empty() ? "" : ",", i, t.event_ms, t.host_ms, t.wall_ms, t.tail_ms, sketch);
+    }
+    // Which timed outputs come back whole is decided here: the first one, then at random within
+    // the byte budget. Any other kept call may be checked through its sketch.
+    bool check = false;
+    if (check_outputs && !warm && !throttled) {
+      double p = checked.empty() ? 1.0 : std::min(1.0, check_budget / std::max(1.0, checked_bytes + 1) / 4);
+      check = checked.empty() || (checked_bytes < check_budget && std::uniform_real_distribution<>(0, 1)(rng) < p);
+    }
+    if (check) {
+      std::string metas;
+      std::size_t before = out_payload.size();
+      if (!read_result_tensors(result.get(), out_payload, metas)) {
+        release();
+        return reply_python_error("runtime_error");
+      }
+      checked_bytes += static_cast<double>(out_payload.size() - before);
+      checked += fmt::format(R"({}{{"call":{},"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", i, plan.set, metas);
+    }
+    double elapsed = (host_ms() - begin) / 1000.0;
+    if (!warm && samples.done(rule, elapsed)) break;
+    if (!warm && elapsed > 3 * rule.max_seconds) break;  // throttled throughout: give up with what there is
+  }
+  release();
+  ++time_requests_;
+  timing_summary s = samples.summarize(empty);
+  reply(fmt::format(R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
+                    s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread,
+                    s.wall_median_ms, s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
+                    json_string(hold ? dev_->hold_mechanism() : std::string()), hold_timeouts,
+                    empty.wall_ms, empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), calls, checked,
+                    tampered_json()),
+        out_payload);
+}
+
+empty_call worker::measure_empty_call(bool held) {
+  py_ref noop = fn("noop");
+  std::vector<double> walls, tails;
+  for (int i = 0; i < 21; ++i) {
+    dev_->start_timer(held);
+    py_ref r(PyObject_CallNoArgs(noop.get()));
+    dev_->call_returned();
+    device::times t = dev_->stop_timer();
+    walls.push_back(t.wall_ms);
+    tails.push_back(t.tail_ms);
+  }
+  return empty_call{median_of(walls), median_of(tails)};
+}
+
+// A question to the parent within a request; its answer, parsed into `parser`.
+simdjson::dom::element worker::ask_parent(simdjson::dom::parser& parser, const char* what, int call) {
+  if (!write_message(out_, sandbox::message{fmt::format(R"({{"nonce":{},"ask":"{}","call":{}}})", json_string(nonce_),
+                                                        what, call),
+                                            {}}))
+    std::_Exit(4);
+  read_result r = read_message(in_, std::nullopt);
+  if (r.status != read_status::ok) std::_Exit(r.status == read_status::closed ? 0 : 3);
+  simdjson::dom::element doc;
+  if (parser.parse(r.msg.header).get(doc)) throw request_error("the parent's answer to a question is not JSON");
+  return doc;
+}
+
+worker::call_plan worker::ask_call(int call, std::size_t sets) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = ask_parent(parser, "call", call);
+  call_plan plan;
+  plan.set = static_cast<std::size_t>(doc["set"].get_uint64().value());
+  plan.seed = doc["seed"].get_uint64().value();
+  if (plan.set >= sets) throw request_error("the parent named an input set that was not sent");
+  return plan;
+}
+
+worker::pristine_sets worker::upload_sets(const std::vector<std::vector<meta>>& sets, const std::vector<std::byte>& payload) {
+  pristine_sets pristine(sets.size());
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < sets.size(); ++k)
+    for (const meta& m : sets[k]) {
+      void* p = dev_->allocate(m.bytes);
+      if (m.bytes) dev_->copy_to_device(p, payload.data() + at, m.bytes);
+      pristine[k].push_back(p);
+      at += m.bytes;
+    }
+  return pristine;
+}
+
+void worker::release_sets(pristine_sets& pristine) {
+  for (auto& v : pristine)
+    for (void* p : v) dev_->release(p);
+  pristine.clear();
+}
+
+// A call's inputs: every floating tensor of the pristine set perturbed under the call's seed
+// (fresh_inputs.hpp), every other tensor copied as it is.
+worker::built_inputs worker::fresh_inputs(const std::vector<meta>& set, const std::vector<void*>& pristine, std::uint64_t seed,
+                                const std::vector<std::uint64_t>& symmetric) {
+  std::vector<const void*> srcs(pristine.begin(), pristine.end());
+  built_inputs in = build_inputs(set, nullptr, true, &srcs);
+  for (std::size_t m = 0; m < set.size(); ++m) {
+    if (!is_floating(set[m].type) || set[m].bytes == 0) continue;
+    std::size_t numel = set[m].bytes / dtype_size(set[m].type);
+    dev_->perturbed_copy(in.data[m], pristine[m], set[m].type, numel, input_seed(seed, m),
+                         m < symmetric.size() ? symmetric[m] : 0);
+  }
+  return in;
+}
+
+// The reference's side of the check of timed calls (docs/eval.md, "Integrity inside the worker"):
+// calls of a candidate's timing run again here, on the same fresh inputs (the same sets, kept from
+// this worker's own timing, and the same seeds), with the eager model; for each, the sketch of
+// the outputs, and for those asked whole, the outputs themselves.
+void worker::replay(simdjson::dom::element req) {
+  py_ref model = eager_model_ ? eager_model_ : model_;
+  if (!model) throw request_error("no model loaded");
+  if (timing_sets_.empty()) throw request_error("no timing sets kept to replay on");
+  std::vector<std::uint64_t> symmetric;
+  if (simdjson::dom::array sym; !req["symmetric"].get_array().get(sym))
+    for (simdjson::dom::element x : sym) symmetric.push_back(x.get_uint64().value());
+  std::uint64_t sketch_seed = req["sketch_seed"].get_uint64().value();
+  pristine_sets pristine = upload_sets(timing_sets_, timing_inputs_);
+  std::vector<std::byte>& out_payload = outputs_;
+  out_payload.clear();
+  std::string sketches, whole;
+  simdjson::dom::array list = req["calls"].get_array().value();
+  for (simdjson::dom::element c : list) {
+    auto set = static_cast<std::size_t>(c["set"].get_uint64().value());
+    std::uint64_t seed = c["seed"].get_uint64().value();
+    bool full = false;
+    if (c["whole"].get_bool().get(full)) full = false;
+    if (set >= timing_sets_.size()) {
+      release_sets(pristine);
+      throw request_error("a replay names an input set that was not kept");
+    }
+    built_inputs in = fresh_inputs(timing_sets_[set], pristine[set], seed, symmetric);
+    py_ref result(PyObject_CallObject(model.get(), in.tuple.get()));
+    if (!result) {
+      release_sets(pristine);
+      return reply_python_error("runtime_error");
+    }
+    dev_->synchronize();
+    sketches += (sketches.empty() ? "" : ",") + sketch_outputs(result.get(), sketch_seed);
+    std::string metas;
+    if (full) {
+      if (!read_result_tensors(result.get(), out_payload, metas)) {
+        release_sets(pristine);
+        return reply_python_error("runtime_error");
+      }
+    }
+    whole += fmt::format("{}[{}]", whole.empty() ? "" : ",", metas);
+  }
+  release_sets(pristine);
+  reply(fmt::format(R"("ok":true,"sketches":[{}],"outputs":[{}])", sketches, whole), out_payload);
+}
+
+}  // namespace headroom::worker
