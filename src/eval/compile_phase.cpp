@@ -72,13 +72,7 @@ std::optional<answer> compile_phase::failure(const std::string& candidate_hash) 
 }
 
 evaluation compile_failure_evaluation(const eval_job& j, const answer& failure, const std::string& device) {
-  evaluation e;
-  e.candidate_hash = j.candidate.hash;
-  e.source = j.candidate.source;
-  e.candidate_path = j.candidate.path.string();
-  e.problem = j.problem.id;
-  e.problem_hash = j.problem.hash;
-  e.checker = checker_version;
+  evaluation e = evaluation_of(j.candidate, j.problem, checker_version);
   e.started_at = iso_now();
   e.env.device = device;
   bool timeout = failure.failure == worker_failure::timeout;

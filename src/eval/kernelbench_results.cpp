@@ -43,14 +43,8 @@ bool flag(simdjson::dom::element e, std::string_view key) {
   return e[key].get_bool().get(v) == simdjson::SUCCESS && v;
 }
 
-evaluation evaluation_of(simdjson::dom::element r, const eval_job& job, const std::string& where) {
-  evaluation e;
-  e.candidate_hash = job.candidate.hash;
-  e.source = job.candidate.source;
-  e.candidate_path = job.candidate.path.string();
-  e.problem = job.problem.id;
-  e.problem_hash = job.problem.hash;
-  e.checker = imported_checker;
+evaluation imported_evaluation(simdjson::dom::element r, const eval_job& job, const std::string& where) {
+  evaluation e = evaluation_of(job.candidate, job.problem, imported_checker);
   simdjson::dom::element meta;
   if (r["metadata"].get(meta) != simdjson::SUCCESS || !meta.is_object()) meta = r;  // absent: read nothing from it
   bool compiled = false, correct = false;
@@ -154,7 +148,7 @@ kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector
         out.skipped.push_back(where + ": " + e.what());
         continue;
       }
-      out.evaluations.push_back(evaluation_of(r, paired.front(), where));
+      out.evaluations.push_back(imported_evaluation(r, paired.front(), where));
       out.jobs.push_back(std::move(paired.front()));
     }
   }

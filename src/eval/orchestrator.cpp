@@ -78,6 +78,17 @@ candidate_spec load_candidate(const std::filesystem::path& path, const std::stri
   return c;
 }
 
+evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker) {
+  evaluation e;
+  e.candidate_hash = candidate.hash;
+  e.source = candidate.source;
+  e.candidate_path = candidate.path.string();
+  e.problem = problem.id;
+  e.problem_hash = problem.hash;
+  e.checker = checker;
+  return e;
+}
+
 std::vector<std::string> expand_devices(const std::string& device) {
   if (device == "cpu") return {"cpu"};
   if (device.rfind("cuda:", 0) == 0) return {device};

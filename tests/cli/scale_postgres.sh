@@ -8,11 +8,7 @@
 set -uo pipefail
 headroom=$1
 src=$2
-worker="$(dirname "$headroom")/headroom-worker"
-if [[ ! -x $worker ]]; then echo "no headroom-worker (libpython3-dev missing at build time): skipped"; exit 77; fi
-python=${HEADROOM_PYTHON:-/usr/bin/python3}
-if ! "$python" -c "import torch" 2>/dev/null; then echo "$python cannot import torch: skipped"; exit 77; fi
-[[ -n ${HEADROOM_TEST_POSTGRES_DIR:-} ]] || { echo "FAIL: no test PostgreSQL server (run through ctest)"; exit 1; }
+source "$src/tests/cli/lib/eval_on_postgres.sh"
 work=$(mktemp -d)
 admin=$(cat "$HEADROOM_TEST_POSTGRES_DIR/url-tcp")
 db=scale_$$

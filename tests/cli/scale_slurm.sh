@@ -10,12 +10,8 @@ set -uo pipefail
 headroom=$1
 src=$2
 bin=$(cd "$(dirname "$headroom")" && pwd)
-worker="$bin/headroom-worker"
-if [[ ! -x $worker ]]; then echo "no headroom-worker (libpython3-dev missing at build time): skipped"; exit 77; fi
-python=${HEADROOM_PYTHON:-/usr/bin/python3}
-if ! "$python" -c "import torch" 2>/dev/null; then echo "$python cannot import torch: skipped"; exit 77; fi
+source "$src/tests/cli/lib/eval_on_postgres.sh"
 [[ $(id -u) -eq 0 ]] || { echo "the test cluster needs root: skipped"; exit 77; }
-[[ -n ${HEADROOM_TEST_POSTGRES_DIR:-} ]] || { echo "FAIL: no test PostgreSQL server (run through ctest)"; exit 1; }
 work=$(mktemp -d)
 chmod 755 "$work"
 cluster="$work/cluster"

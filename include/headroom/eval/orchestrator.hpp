@@ -138,6 +138,9 @@ std::string audit_json(const audit_result& r);
 // Reads a file into a spec (hash = sha256 of its bytes).
 problem_spec load_problem(const std::filesystem::path& path);
 candidate_spec load_candidate(const std::filesystem::path& path, const std::string& source);
+// An evaluation of `candidate` on `problem` under `checker`, not judged yet: what identifies it
+// (hashes, source, path, problem id) filled in.
+evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker);
 std::string sha256_hex(const std::string& bytes);
 
 }  // namespace headroom::eval
