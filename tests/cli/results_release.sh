@@ -54,6 +54,13 @@ grep -q "release-test" "$work/report.html" && grep -q "$db" "$work/report.html" 
 "$headroom" results import "$work/release.jsonl" --db "$work/imported.sqlite" 2>/dev/null || fail "import failed"
 "$headroom" results export "$work/imported.sqlite" -o "$work/again.jsonl" 2>/dev/null || fail "export from SQLite failed"
 cmp -s "$work/release.jsonl" "$work/again.jsonl" || fail "the release changed through a store: $(diff "$work/release.jsonl" "$work/again.jsonl" | head -5)"
+"$headroom" results export "$work/imported.sqlite" -o - >"$work/stdout.jsonl" 2>/dev/null || fail "export to standard output failed"
+cmp -s "$work/release.jsonl" "$work/stdout.jsonl" || fail "the release on standard output differs from the file"
+# -o naming the store itself: refused (status 2) before anything is written, the store as it was.
+store_sum=$(sha256sum <"$work/imported.sqlite")
+"$headroom" results export "$work/imported.sqlite" -o "$work/imported.sqlite" 2>"$work/self.err"
+[[ $? -eq 2 && -s "$work/self.err" ]] || fail "export over its own store: $(cat "$work/self.err")"
+[[ $(sha256sum <"$work/imported.sqlite") == "$store_sum" ]] || fail "export over its own store changed the store"
 "$headroom" reverify --db "$work/imported.sqlite" "${common[@]}" >"$work/same.txt" 2>"$work/same.err" || fail "reverify: $(tail -5 "$work/same.err")"
 grep -q "^4 evaluation(s) reverified under checker v1; 0 verdict(s) changed" "$work/same.txt" || fail "round trip: $(cat "$work/same.txt")"
 

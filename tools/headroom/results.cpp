@@ -10,6 +10,7 @@
 #include "headroom/store/release.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/output_file.hpp"
 
 namespace headroom::cli {
 namespace {
@@ -21,20 +22,11 @@ struct results_args {
 
 int run_export(const results_args& a) {
   store::results_store from(a.db, store::results_store::access::read_only);
-  // Written beside the target and renamed: an interrupted export never leaves half a release.
-  const std::string temp = a.output + ".partial";
-  store::release_counts n;
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error(fmt::format("cannot write {}", temp));
-    n = store::write_release(from, out);
-    out.flush();
-    if (!out) throw input_error(fmt::format("cannot write {}", temp));
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, a.output, ec);
-  if (ec) throw input_error(fmt::format("cannot write {}: {}", a.output, ec.message()));
-  fmt::print(stderr, "{}: {} evaluation(s) of {} candidate(s) on {} problem(s) from {}\n", a.output, n.evaluations,
+  // Whole or not at all: an interrupted export never leaves half a release, nor writes over the store.
+  util::output_file file(a.output, std::vector<std::filesystem::path>{a.db});
+  const store::release_counts n = store::write_release(from, file.stream());
+  file.commit();
+  fmt::print(stderr, "{}: {} evaluation(s) of {} candidate(s) on {} problem(s) from {}\n", file.name(), n.evaluations,
              n.candidates, n.problems, from.where().display());
   return 0;
 }
@@ -84,7 +76,7 @@ const command_registration registration{command{
       sub->require_subcommand(1);
       auto* exp = sub->add_subcommand("export", "Write every evaluation of a store to a release file");
       exp->add_option("db", a->db, "Results store: a SQLite file or a postgresql:// URL")->required();
-      exp->add_option("-o,--output", a->output, "The release file to write (.jsonl)")->required();
+      exp->add_option("-o,--output", a->output, "The release file to write (.jsonl; - for standard output)")->required();
       auto* imp = sub->add_subcommand("import", "Read a release file, or a KernelBench runs folder's eval_results.json, into a store");
       imp->add_option("input", a->input, "A release file (.jsonl), or a KernelBench runs folder (with eval_results.json)")
           ->required();
