@@ -10,12 +10,15 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "headroom/eval/jobs.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::eval {
@@ -119,6 +122,14 @@ kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector
   if (parser.parse(padded).get_object().get(by_problem) != simdjson::SUCCESS)
     throw input_error(fmt::format("{}: not a JSON object keyed by problem id", file.string()));
   const std::string name = source.empty() ? runs_dir.filename().string() : source;
+  // The folder's kernel files by problem and sample, whatever their level (the last by name where
+  // two levels hold one).
+  std::vector<fs::path> files;
+  for (const auto& f : fs::directory_iterator(runs_dir)) files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  std::map<std::pair<std::string, std::string>, fs::path> kernel_files;
+  for (const auto& f : files)
+    if (const auto g = parse_generation_name(f.filename().string())) kernel_files[{g->problem, g->sample}] = f;
   kernelbench_run out;
   for (auto [key, value] : by_problem) {
     std::vector<simdjson::dom::element> samples;
@@ -132,18 +143,14 @@ kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector
       std::int64_t sample = 0;
       if (r["sample_id"].get_int64().get(sample) != simdjson::SUCCESS) sample = 0;
       const std::string where = fmt::format("{}: problem {} sample {}", file.string(), key, sample);
-      // The kernel file of this sample, whatever its level.
-      const std::regex kernel(fmt::format(R"(level_\d+_problem_{}_sample_{}_kernel\.py)", std::string(key), sample));
-      std::optional<fs::path> found;
-      for (const auto& f : fs::directory_iterator(runs_dir))
-        if (std::regex_match(f.path().filename().string(), kernel)) found = f.path();
-      if (!found) {
+      const auto found = kernel_files.find({std::string(key), std::to_string(sample)});
+      if (found == kernel_files.end()) {
         out.skipped.push_back(where + ": no kernel file beside it");
         continue;
       }
       std::vector<eval_job> paired;
       try {
-        paired = pair_candidates(problems, {*found}, name);
+        paired = pair_candidates(problems, {found->second}, name);
       } catch (const input_error& e) {
         out.skipped.push_back(where + ": " + e.what());
         continue;
@@ -153,6 +160,15 @@ kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector
     }
   }
   return out;
+}
+
+void import_kernelbench_run(results_store& into, const kernelbench_run& run) {
+  std::vector<const eval_job*> jobs;
+  for (const auto& j : run.jobs) jobs.push_back(&j);
+  store::transaction t(into.db());
+  put_texts(into, jobs);
+  for (const auto& e : run.evaluations) into.put(e);
+  t.commit();
 }
 
 }  // namespace headroom::eval

@@ -89,6 +89,17 @@ evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& pr
   return e;
 }
 
+void put_texts(results_store& store, const std::vector<const eval_job*>& jobs) {
+  std::map<std::string, const problem_spec*> problems;
+  std::map<std::string, const candidate_spec*> candidates;
+  for (const eval_job* j : jobs) {
+    problems.emplace(j->problem.hash, &j->problem);
+    candidates.emplace(j->candidate.hash, &j->candidate);
+  }
+  for (const auto& [hash, p] : problems) store.put_problem({p->id, hash, p->path.string(), p->text});
+  for (const auto& [hash, c] : candidates) store.put_candidate({hash, c->source, c->path.string(), c->text});
+}
+
 std::vector<std::string> expand_devices(const std::string& device) {
   if (device == "cpu") return {"cpu"};
   if (device.rfind("cuda:", 0) == 0) return {device};
@@ -164,17 +175,8 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& given_jobs,
   }
   if (todo.empty()) return results;
   {
-    // One transaction, rows in hash order: processes storing the same texts together wait for each
-    // other instead of deadlocking.
-    std::map<std::string, const problem_spec*> problems;
-    std::map<std::string, const candidate_spec*> candidates;
-    for (const eval_job* j : todo) {
-      problems.emplace(j->problem.hash, &j->problem);
-      candidates.emplace(j->candidate.hash, &j->candidate);
-    }
     store::transaction t(store.db());
-    for (const auto& [hash, p] : problems) store.put_problem({p->id, hash, p->path.string(), p->text});
-    for (const auto& [hash, c] : candidates) store.put_candidate({hash, c->source, c->path.string(), c->text});
+    put_texts(store, todo);
     t.commit();
   }
   std::unique_ptr<job_source> source;

@@ -41,13 +41,7 @@ int run_import(const results_args& a) {
     std::vector<std::filesystem::path> pp(a.problems.begin(), a.problems.end());
     const auto run = eval::read_kernelbench_run(input, eval::find_problems(pp), a.source);
     for (const auto& why : run.skipped) fmt::print(stderr, "skipped: {}\n", why);
-    store::transaction t(into.db());
-    for (const auto& j : run.jobs) {
-      into.put_problem({j.problem.id, j.problem.hash, j.problem.path.string(), j.problem.text});
-      into.put_candidate({j.candidate.hash, j.candidate.source, j.candidate.path.string(), j.candidate.text});
-    }
-    for (const auto& e : run.evaluations) into.put(e);
-    t.commit();
+    eval::import_kernelbench_run(into, run);
     fmt::print(stderr, "{}: {} KernelBench result(s) imported into {} (checker v{}: judged elsewhere; `headroom reverify` "
                        "judges them again)\n",
                a.input, run.evaluations.size(), into.where().display(), eval::imported_checker);

@@ -12,6 +12,13 @@
 
 namespace headroom::eval {
 
+// A KernelBench generation's file name, level_<L>_problem_<P>_sample_<S>_kernel.py: the digits of
+// L, P and S. Empty for any other name.
+struct generation_name {
+  std::string level, problem, sample;
+};
+std::optional<generation_name> parse_generation_name(const std::string& filename);
+
 // *.py files (folders searched one level deep, in name order); files named like KernelBench
 // generations (level_1_problem_3_sample_0_kernel.py) are never problems.
 std::vector<problem_spec> find_problems(const std::vector<std::filesystem::path>& paths);

@@ -27,4 +27,8 @@ struct kernelbench_run {
 kernelbench_run read_kernelbench_run(const std::filesystem::path& runs_dir, const std::vector<problem_spec>& problems,
                                      const std::string& source);
 
+// Stores the run's evaluations with their candidates' and problems' texts, in one transaction: all
+// of it or, interrupted, none.
+void import_kernelbench_run(results_store& into, const kernelbench_run& run);
+
 }  // namespace headroom::eval

@@ -141,6 +141,9 @@ candidate_spec load_candidate(const std::filesystem::path& path, const std::stri
 // An evaluation of `candidate` on `problem` under `checker`, not judged yet: what identifies it
 // (hashes, source, path, problem id) filled in.
 evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker);
-std::string sha256_hex(const std::string& bytes);
+// Stores the problems' and candidates' texts of `jobs` (what reverify reruns), each once, in hash
+// order, so processes storing the same texts together wait for each other instead of deadlocking.
+// Inside the caller's transaction.
+void put_texts(results_store& store, const std::vector<const eval_job*>& jobs);
 
 }  // namespace headroom::eval
