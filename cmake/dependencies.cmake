@@ -5,6 +5,7 @@ find_package(CLI11 REQUIRED)             # libcli11-dev: command-line parsing
 find_package(SQLite3 REQUIRED)           # libsqlite3-dev: the trace store and Nsight Systems exports
 find_package(ZLIB REQUIRED)              # zlib1g-dev: .json.gz traces
 find_package(Threads REQUIRED)
+find_package(PostgreSQL REQUIRED)        # libpq-dev: results stores on a PostgreSQL server
 # A library found by its header and its name: both searches honour CMAKE_PREFIX_PATH, where a GPU
 # machine's unpacked .deb files sit (docs/device.md), which a Debian .pc file's /usr prefix would not.
 function(headroom_find_library target header name)

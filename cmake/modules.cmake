@@ -13,20 +13,21 @@ endmacro()
 
 #               module     may include
 headroom_module(util)
-headroom_module(trace      util)
+headroom_module(store      eval util)
+headroom_module(trace      store util)
 headroom_module(classify   util)
 headroom_module(analyze    trace classify util)
-headroom_module(project    analyze eval trace classify util)
-headroom_module(report     analyze eval project study trace classify util)
+headroom_module(project    analyze eval store trace classify util)
+headroom_module(report     analyze eval project store study trace classify util)
 headroom_module(study      analyze classify report trace util)
 headroom_module(profile    trace util)
 headroom_module(cupti      trace util)
 headroom_module(sandbox    util)
 headroom_module(worker     eval sandbox util)
 headroom_module(cuda       worker util)
-headroom_module(eval       sandbox worker trace util)
+headroom_module(eval       sandbox store worker trace util)
 # The CLI (tools/headroom) may include every module's public headers, and no private one.
-headroom_module(tools      util trace classify analyze project report study profile sandbox worker cuda eval)
+headroom_module(tools      util store trace classify analyze project report study profile sandbox worker cuda eval)
 
 # Lists travel to the script joined by ',' (a ';' would split the command line).
 list(JOIN HEADROOM_MODULES "," _modules)

@@ -56,13 +56,7 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
                               const eval_options& o, const std::string& device, std::unique_ptr<session> started,
                               const before_timing& before) {
   auto begin = std::chrono::steady_clock::now();
-  evaluation e;
-  e.candidate_hash = candidate.hash;
-  e.source = candidate.source;
-  e.candidate_path = candidate.path.string();
-  e.problem = problem.id;
-  e.problem_hash = problem.hash;
-  e.checker = checker_version;
+  evaluation e = evaluation_of(candidate, problem, checker_version);
   e.started_at = iso_now();
   e.env = ref.env;
   e.result = verdict::correct;

@@ -15,12 +15,14 @@ namespace headroom::eval {
 
 using util::json_string;
 
-std::map<std::string, answer> compile_candidates(const std::vector<const eval_job*>& jobs, const eval_options& o) {
-  std::map<std::string, answer> compile_failures;
+void compile_phase::build(const std::vector<const eval_job*>& jobs) {
+  const eval_options& o = o_;
   std::vector<const candidate_spec*> unique;
-  std::set<std::string> seen;
-  for (const eval_job* j : jobs)
-    if (seen.insert(j->candidate.hash).second) unique.push_back(&j->candidate);
+  {
+    std::lock_guard lock(mutex_);
+    for (const eval_job* j : jobs)
+      if (seen_.insert(j->candidate.hash).second) unique.push_back(&j->candidate);
+  }
   std::atomic<std::size_t> next{0};
   std::mutex m;
   int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(unique.size())));
@@ -44,8 +46,8 @@ std::map<std::string, answer> compile_candidates(const std::vector<const eval_jo
         bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
                       a.failure == worker_failure::timeout;
         if (failed) {
-          std::lock_guard lock(m);
-          compile_failures[c.hash] = a;
+          std::lock_guard lock(mutex_);
+          failures_[c.hash] = a;
         }
         // A sandboxed build is copied out of the sandbox as its worker exits.
         s.stop();
@@ -61,17 +63,16 @@ std::map<std::string, answer> compile_candidates(const std::vector<const eval_jo
   for (int t = 0; t < threads; ++t) pool.emplace_back(work);
   for (auto& t : pool) t.join();
   if (compile_failure) std::rethrow_exception(compile_failure);
-  return compile_failures;
+}
+
+std::optional<answer> compile_phase::failure(const std::string& candidate_hash) const {
+  std::lock_guard lock(mutex_);
+  const auto it = failures_.find(candidate_hash);
+  return it == failures_.end() ? std::nullopt : std::optional<answer>(it->second);
 }
 
 evaluation compile_failure_evaluation(const eval_job& j, const answer& failure, const std::string& device) {
-  evaluation e;
-  e.candidate_hash = j.candidate.hash;
-  e.source = j.candidate.source;
-  e.candidate_path = j.candidate.path.string();
-  e.problem = j.problem.id;
-  e.problem_hash = j.problem.hash;
-  e.checker = checker_version;
+  evaluation e = evaluation_of(j.candidate, j.problem, checker_version);
   e.started_at = iso_now();
   e.env.device = device;
   bool timeout = failure.failure == worker_failure::timeout;

@@ -1,7 +1,10 @@
 #pragma once
 // The compile phase of a run (docs/eval.md, "Processes"): every distinct candidate that builds an
-// extension is built once, several at a time, on the CPU, before any evaluation. Internal to src/eval.
+// extension is built once, several at a time, on the CPU, before it is evaluated. Internal to src/eval.
 #include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,10 +14,24 @@
 
 namespace headroom::eval {
 
-// Builds the candidates of `jobs` (each once, options.jobs at a time); returns the worker's answer
-// for every candidate, by hash, whose build failed or timed out. Rethrows a failure of the
-// installation (a worker that cannot start).
-std::map<std::string, answer> compile_candidates(const std::vector<const eval_job*>& jobs, const eval_options& o);
+// The candidates that build an extension, each built once, options.jobs at a time: all of a run's
+// before its evaluations, or, from a shared queue, those of each batch as it is claimed (build may
+// be called again, from any lane; what an earlier call built is not built again).
+class compile_phase {
+ public:
+  explicit compile_phase(const eval_options& o) : o_(o) {}
+  // Builds the candidates of `jobs` not built yet. Rethrows a failure of the installation (a worker
+  // that cannot start).
+  void build(const std::vector<const eval_job*>& jobs);
+  // The worker's answer for a candidate whose build failed or timed out; nothing when it built.
+  std::optional<answer> failure(const std::string& candidate_hash) const;
+
+ private:
+  const eval_options& o_;
+  mutable std::mutex mutex_;
+  std::set<std::string> seen_;
+  std::map<std::string, answer> failures_;
+};
 
 // The evaluation of a job whose candidate did not build: compile_error, or timeout.
 evaluation compile_failure_evaluation(const eval_job& j, const answer& failure, const std::string& device);

@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::regex generation_name(R"(level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py)");
-
 std::vector<fs::path> python_files(const fs::path& p) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -39,12 +37,19 @@ bool starts_with_stem(const std::string& name, const std::string& stem) {
 
 }  // namespace
 
+std::optional<generation_name> parse_generation_name(const std::string& filename) {
+  static const std::regex pattern(R"(level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py)");
+  std::smatch m;
+  if (!std::regex_match(filename, m, pattern)) return std::nullopt;
+  return generation_name{m[1].str(), m[2].str(), m[3].str()};
+}
+
 std::vector<problem_spec> find_problems(const std::vector<fs::path>& paths) {
   std::vector<problem_spec> out;
   for (const fs::path& p : paths)
     for (const fs::path& f : python_files(p)) {
       std::string name = f.filename().string();
-      if (std::regex_match(name, generation_name) || name == "__init__.py") continue;
+      if (parse_generation_name(name) || name == "__init__.py") continue;
       out.push_back(load_problem(f));
     }
   if (out.empty()) throw input_error("no problem files (*.py) found");
@@ -60,10 +65,9 @@ std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems,
       std::string name = f.filename().string();
       std::string src = source.empty() ? fs::absolute(f).parent_path().filename().string() : source;
       const problem_spec* match = nullptr;
-      std::smatch m;
-      if (std::regex_match(name, m, generation_name)) {
-        std::string level = "level" + m[1].str();
-        std::string prefix = m[2].str() + "_";
+      if (const auto g = parse_generation_name(name)) {
+        std::string level = "level" + g->level;
+        std::string prefix = g->problem + "_";
         std::vector<const problem_spec*> hits;
         for (const auto& p : problems)
           if (p.path.filename().string().rfind(prefix, 0) == 0) hits.push_back(&p);

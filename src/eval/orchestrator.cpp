@@ -1,5 +1,7 @@
 // A run (docs/eval.md, "Processes"): what the store does not have yet is compiled in parallel on the
-// CPU (compile_phase.cpp), then each visible device's lanes take whole problems (problem_lanes.cpp).
+// CPU (compile_phase.cpp), then each visible device's lanes take batches of one problem's jobs
+// (problem_lanes.cpp) from a job source (job_source.hpp): this process's list, or, with a shared
+// store (docs/scale.md), the store's work queue, where compiling waits until a batch is claimed.
 // Results are stored as they finish.
 #include "headroom/eval/orchestrator.hpp"
 
@@ -8,7 +10,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,11 +20,13 @@
 #include "headroom/eval/buffer_pool.hpp"
 #include "headroom/eval/memory_budget.hpp"
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/results_store.hpp"
+#include "headroom/eval/jobs.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/sha256.hpp"
 #include "candidate_sandbox.hpp"
 #include "compile_phase.hpp"
+#include "job_source.hpp"
 #include "problem_lanes.hpp"
 #include "session.hpp"
 
@@ -73,6 +79,28 @@ candidate_spec load_candidate(const std::filesystem::path& path, const std::stri
   return c;
 }
 
+evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker) {
+  evaluation e;
+  e.candidate_hash = candidate.hash;
+  e.source = candidate.source;
+  e.candidate_path = candidate.path.string();
+  e.problem = problem.id;
+  e.problem_hash = problem.hash;
+  e.checker = checker;
+  return e;
+}
+
+void put_texts(results_store& store, const std::vector<const eval_job*>& jobs) {
+  std::map<std::string, const problem_spec*> problems;
+  std::map<std::string, const candidate_spec*> candidates;
+  for (const eval_job* j : jobs) {
+    problems.emplace(j->problem.hash, &j->problem);
+    candidates.emplace(j->candidate.hash, &j->candidate);
+  }
+  for (const auto& [hash, p] : problems) store.put_problem({p->id, hash, p->path.string(), p->text});
+  for (const auto& [hash, c] : candidates) store.put_candidate({hash, c->source, c->path.string(), c->text});
+}
+
 std::vector<std::string> expand_devices(const std::string& device) {
   if (device == "cpu") return {"cpu"};
   if (device.rfind("cuda:", 0) == 0) return {device};
@@ -85,8 +113,8 @@ std::vector<std::string> expand_devices(const std::string& device) {
   return out;
 }
 
-std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store, const eval_options& given,
-                                        const eval_callback& on_done) {
+std::vector<evaluation> run_evaluations(const std::vector<eval_job>& given_jobs, results_store& store,
+                                        const eval_options& given, const eval_callback& on_done) {
   eval_options o = given;
   if (o.seed == 0) o.seed = std::random_device{}() | (static_cast<std::uint64_t>(std::random_device{}()) << 32);
   std::vector<std::string> devices = expand_devices(o.device);
@@ -111,23 +139,33 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     o.sandbox_roots = sandbox_roots(o.python);
   }
 
-  // What is left to do: the store already has the rest (an interrupted run continues).
+  // --shard i/N: this process's share of a static split (docs/scale.md).
+  std::vector<eval_job> share;
+  if (o.shard) share = shard_jobs(given_jobs, o.shard->index, o.shard->count);
+  const std::vector<eval_job>& jobs = o.shard ? share : given_jobs;
+  // A shared store: the jobs are claimed from its work queue with every other process given them.
+  const bool shared = store.shared() && !o.shard && !o.force;
+
+  // What is left to do: the store already has the rest (an interrupted run continues). A shared
+  // store's queue knows what is done.
   std::vector<evaluation> results;
   std::vector<const eval_job*> todo;
   auto done_before = [&](const eval_job& j, const std::string& gpu_model) {
     if (o.force || !store.has(j.candidate.hash, j.problem.hash, checker_version, devices, gpu_model)) return false;
-    evaluation_filter f;
+    store::evaluation_filter f;
     f.problem = j.problem.id;
     for (evaluation& e : store.evaluations(f))
       if (e.candidate_hash == j.candidate.hash && e.problem_hash == j.problem.hash) results.push_back(e);
     return true;
   };
   for (const eval_job& j : jobs)
-    if (!done_before(j, {})) todo.push_back(&j);
+    if (shared || !done_before(j, {})) todo.push_back(&j);
   // Only when something is left, a worker on the first GPU says its model and architecture. The
   // model: a row of another GPU index of that model is done too (an index means nothing from one
-  // machine to the next). The architecture: extensions are built for it only, in the compile
-  // phase and at load alike, so the load finds the build up to date.
+  // machine to the next), and a shared queue's jobs are per model. The architecture: extensions
+  // are built for it only, in the compile phase and at load alike, so the load finds the build up
+  // to date.
+  std::string platform = "cpu";
   if (!todo.empty() && devices.front() != "cpu") {
     session probe(o, devices.front(), "probe", {});
     probe.hello(o.load_timeout);
@@ -135,20 +173,40 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, resul
     if (!o.worker_env.count("TORCH_CUDA_ARCH_LIST") && !probe.capability().empty())
       o.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
     probe.stop();
-    if (!gpu_model.empty())
+    platform = gpu_model.empty() ? "cuda" : gpu_model;
+    if (!gpu_model.empty() && !shared)
       std::erase_if(todo, [&](const eval_job* j) { return done_before(*j, gpu_model); });
   }
   if (todo.empty()) return results;
-  for (const eval_job* j : todo) {
-    store.put_problem({j->problem.id, j->problem.hash, j->problem.path.string(), j->problem.text});
-    store.put_candidate({j->candidate.hash, j->candidate.source, j->candidate.path.string(), j->candidate.text});
+  {
+    store::transaction t(store.db());
+    put_texts(store, todo);
+    t.commit();
   }
+  std::unique_ptr<job_source> source;
+  if (shared) source = std::make_unique<shared_jobs>(todo, store, platform, o.lease_s);
+  else source = std::make_unique<local_jobs>(todo, store);
 
-  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU.
-  const auto compile_failures = compile_candidates(todo, o);
+  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU: all of
+  // them before the evaluations, or, from a shared queue, those of each batch as it is claimed.
+  compile_phase compiled(o);
+  if (!shared) compiled.build(todo);
 
-  // Evaluation: problems are shared out among the devices' lanes (--lanes per device, one by default).
-  problem_lanes(todo, compile_failures, o, store, on_done).run(devices, results);
+  // Evaluation: batches of one problem's jobs are shared out among the devices' lanes (--lanes per
+  // device, one by default).
+  problem_lanes(*source, compiled, shared, o, on_done).run(devices, results);
+  source.reset();  // a shared queue's heartbeat stops
+  if (shared) {
+    // Every job is done (by this process or another): the run's results are the store's.
+    std::set<std::pair<std::string, std::string>> wanted;
+    for (const eval_job* j : todo) wanted.insert({j->candidate.hash, j->problem.hash});
+    results.clear();
+    for (evaluation& e : store.evaluations()) {
+      const bool here = platform == "cpu" ? e.env.device == "cpu" : e.env.gpu == platform || platform == "cuda";
+      if (e.checker == checker_version && here && wanted.count({e.candidate_hash, e.problem_hash}))
+        results.push_back(std::move(e));
+    }
+  }
   return results;
 }
 

@@ -2,16 +2,17 @@
 
 #include <malloc.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include "headroom/eval/buffer_pool.hpp"
-#include "headroom/eval/results_store.hpp"
 #include "headroom/util/phase_trace.hpp"
 #include "candidate_sandbox.hpp"
-#include "compile_phase.hpp"
 #include "device_gate.hpp"
 
 namespace headroom::eval {
@@ -30,18 +31,12 @@ void release_problem_memory(std::optional<reference_data>& ref) {
 
 }  // namespace
 
-problem_lanes::problem_lanes(const std::vector<const eval_job*>& todo, const std::map<std::string, answer>& compile_failures,
-                             const eval_options& o, results_store& store, const eval_callback& on_done)
-    : compile_failures(compile_failures), o(o), store(store), on_done(on_done), total(static_cast<int>(todo.size())) {
-  for (const eval_job* j : todo) {
-    if (!by_problem.count(j->problem.hash)) order.push_back(j->problem.hash);
-    by_problem[j->problem.hash].push_back(j);
-  }
-}
+problem_lanes::problem_lanes(job_source& source, compile_phase& compiled, bool compile_as_claimed,
+                             const eval_options& o, const eval_callback& on_done)
+    : source(source), compiled(compiled), compile_as_claimed(compile_as_claimed), o(o), on_done(on_done) {}
 
-bool problem_lanes::needs_reference(std::size_t i) {
-  const auto& group = by_problem[order[i]];
-  return std::any_of(group.begin(), group.end(), [&](const eval_job* j) { return !compile_failures.count(j->candidate.hash); });
+bool problem_lanes::needs_reference(const job_batch& b) const {
+  return std::any_of(b.jobs.begin(), b.jobs.end(), [&](const eval_job* j) { return !compiled.failure(j->candidate.hash); });
 }
 
 void problem_lanes::run(const std::vector<std::string>& devices, std::vector<evaluation>& results) {
@@ -56,13 +51,31 @@ void problem_lanes::run(const std::vector<std::string>& devices, std::vector<eva
 void problem_lanes::lane(const std::string& device) {
   std::optional<ceilings> device_ceilings;
   // The next problem's reference worker starts while this problem's last candidate runs (seconds
-  // of start-up a problem, 4 s on the H200 host); that problem is claimed for this lane then.
+  // of start-up a problem, 4 s on the H200 host); the batch it is for is claimed for this lane then.
   std::unique_ptr<session_start> next_reference;
-  std::optional<std::size_t> claimed;
+  std::optional<job_batch> claimed;
+  // The worker of the job after the one running starts while this one prepares or runs its
+  // trials; measurements wait for it (session_start).
+  std::unique_ptr<session_start> pending;
+  auto wait_for_pending = [&] {
+    if (pending) pending->wait();
+    if (next_reference) next_reference->wait();
+  };
+  // The reference data of the problem this lane holds, kept from one batch to the next of it.
+  std::optional<reference_data> ref;
+  std::string ref_problem;
   try {
-    for (std::size_t i; (i = claimed ? *std::exchange(claimed, std::nullopt) : next_problem++) < order.size();) {
-      const auto& group = by_problem[order[i]];
-      std::optional<reference_data> ref;
+    for (;;) {
+      job_batch batch = claimed && !claimed->empty() ? std::move(*claimed) : source.next(ref_problem, true);
+      claimed.reset();
+      if (batch.empty()) break;
+      const auto& group = batch.jobs;
+      if (ref && ref_problem != batch.problem().hash) {
+        // The problem's reference data is done with (a lane keeps it from one batch of a problem to
+        // the next of the same problem).
+        release_problem_memory(ref);
+      }
+      if (compile_as_claimed) compiled.build(group);
       // The audit reads only the reference data. On a GPU it runs beside the first candidate's
       // evaluation (9-10 s of host work on a 6 GiB KernelBench problem); on the CPU, where the host
       // is the device being timed, before it. Either way its line is appended before that
@@ -75,33 +88,31 @@ void problem_lanes::lane(const std::string& device) {
         std::lock_guard lock(result_mutex);  // only the append: other devices go on comparing
         std::ofstream(o.audit_output, std::ios::app) << line << "\n";
       };
-      // The worker of the job after the one running starts while this one prepares or runs its
-      // trials; measurements wait for it (session_start).
+      // Job k's worker, k past the batch: the first of the next batch claimed when it is of this problem.
       auto start_worker = [&](std::size_t k) -> std::unique_ptr<session_start> {
-        if (k >= group.size() || compile_failures.count(group[k]->candidate.hash)) return nullptr;
-        return std::make_unique<session_start>(o, device, candidate_label(group[k]->candidate, group[k]->problem), true,
-                                               candidate_isolation(o, device, group[k]->candidate));
-      };
-      std::unique_ptr<session_start> pending;
-      auto wait_for_pending = [&] {
-        if (pending) pending->wait();
-        if (next_reference) next_reference->wait();
+        const eval_job* j = k < group.size() ? group[k]
+                            : claimed && !claimed->empty() && claimed->problem().hash == batch.problem().hash
+                                ? claimed->jobs.front()
+                                : nullptr;
+        if (!j || compiled.failure(j->candidate.hash)) return nullptr;
+        return std::make_unique<session_start>(o, device, candidate_label(j->candidate, j->problem), true,
+                                               candidate_isolation(o, device, j->candidate));
       };
       for (std::size_t k = 0; k < group.size(); ++k) {
         const eval_job* j = group[k];
         evaluation e;
-        auto cf = compile_failures.find(j->candidate.hash);
-        if (cf != compile_failures.end()) {
-          e = compile_failure_evaluation(*j, cf->second, device);
+        if (auto cf = compiled.failure(j->candidate.hash)) {
+          e = compile_failure_evaluation(*j, *cf, device);
         } else {
           if (!ref) {
-            pending = start_worker(k);
+            if (!pending) pending = start_worker(k);
             {
               util::phase_trace trace("prepare_reference");
               std::unique_ptr<session> started = next_reference ? next_reference->take() : nullptr;
               next_reference.reset();
               ref = prepare_reference(j->problem, o, device, device_ceilings, wait_for_pending, std::move(started),
                                       !o.audit_output.empty());
+              ref_problem = j->problem.hash;
             }
             if (!ref->error.empty()) pending.reset();  // every candidate gets reference_error
             if (!o.audit_output.empty()) {
@@ -116,29 +127,34 @@ void problem_lanes::lane(const std::string& device) {
           }
           util::phase_trace trace("evaluate_candidate");
           std::unique_ptr<session> started = pending ? pending->take() : nullptr;
-          pending = ref->error.empty() ? start_worker(k + 1) : nullptr;
-          if (k + 1 == group.size()) {  // the problem's last candidate: start the next problem's reference
-            claimed = next_problem++;
-            if (*claimed < order.size() && needs_reference(*claimed))
-              next_reference = std::make_unique<session_start>(o, device, reference_label(by_problem[order[*claimed]].front()->problem));
+          pending.reset();
+          if (k + 1 == group.size()) {  // the batch's last job: claim the next batch, and start its reference
+            claimed = source.next(batch.problem().hash, false);
+            if (!claimed->empty() && claimed->problem().hash != batch.problem().hash && needs_reference(*claimed))
+              next_reference = std::make_unique<session_start>(o, device, reference_label(claimed->problem()));
           }
+          if (ref->error.empty()) pending = start_worker(k + 1);
           e = evaluate_candidate(j->candidate, j->problem, *ref, o, device, std::move(started), wait_for_pending);
         }
         e.env.device = device;
         if (audit_line.valid()) append_audit();
-        std::lock_guard lock(result_mutex);
         util::phase_trace trace("store");
-        store.put(e);
-        int n = ++done;
+        if (!source.store(batch, k, e)) {
+          std::fprintf(stderr, "headroom: %s on %s: its claim lapsed and another process evaluates it; this result "
+                               "is not stored\n", j->candidate.path.c_str(), j->problem.id.c_str());
+          continue;
+        }
+        const auto [n, total] = source.progress();
+        std::lock_guard lock(result_mutex);
         results_->push_back(e);
         if (on_done) on_done(*j, e, n, total);
       }
-      release_problem_memory(ref);
     }
+    if (ref) release_problem_memory(ref);
   } catch (...) {
     std::lock_guard lock(result_mutex);
     if (!failure) failure = std::current_exception();
-    next_problem = order.size();
+    source.stop();
   }
 }
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "headroom/eval/results_store.hpp"
 #include "headroom/project/measured_speedups.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::project {
@@ -51,16 +51,16 @@ std::vector<measured_source> sources_from_evaluations(const std::vector<eval::ev
   return out;
 }
 
-std::vector<measured_source> read_results_store(const std::filesystem::path& db, const std::optional<std::string>& source,
+std::vector<measured_source> read_results_store(const std::string& where, const std::optional<std::string>& source,
                                                 const problem_categories& categories) {
-  if (!std::filesystem::exists(db)) throw input_error(fmt::format("cannot open {}: no such file", db.string()));
-  eval::results_store store(db, eval::results_store::access::read_only);
-  eval::evaluation_filter f;
+  store::results_store store(where, store::results_store::access::read_only);
+  store::evaluation_filter f;
   if (source) f.source = *source;
-  auto sources = sources_from_evaluations(store.evaluations(f), categories, db.string());
+  const std::string name = store.where().display();  // a URL's password is not repeated
+  auto sources = sources_from_evaluations(store.evaluations(f), categories, name);
   if (sources.empty()) {
-    throw input_error(source ? fmt::format("{} holds no evaluations of source '{}'", db.string(), *source)
-                             : fmt::format("{} holds no evaluations", db.string()));
+    throw input_error(source ? fmt::format("{} holds no evaluations of source '{}'", name, *source)
+                             : fmt::format("{} holds no evaluations", name));
   }
   return sources;
 }

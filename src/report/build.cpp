@@ -1,39 +1,15 @@
 #include "headroom/report/build.hpp"
 
 #include <fmt/format.h>
-#include <sqlite3.h>
 
-#include <fstream>
 #include <set>
 
+#include "headroom/store/results_store.hpp"
 #include "headroom/trace/reader.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::report {
 namespace {
-
-// The kind a headroom SQLite file names in its headroom_meta table ("" when it has none).
-std::string sqlite_kind(const std::filesystem::path& p) {
-  sqlite3* db = nullptr;
-  std::string kind;
-  if (sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM headroom_meta WHERE key = 'kind'", -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
-      if (const auto* text = sqlite3_column_text(st, 0)) kind = reinterpret_cast<const char*>(text);
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return kind;
-}
-
-bool is_sqlite(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  return in.gcount() == sizeof head && std::string_view(head, sizeof head) == std::string_view("SQLite format 3\0", 16);
-}
 
 std::string workload_name(const std::filesystem::path& p, std::set<std::string>& taken) {
   std::string name = p.filename().string();
@@ -50,17 +26,28 @@ std::string workload_name(const std::filesystem::path& p, std::set<std::string>&
 
 input_kind recognise_input(const std::filesystem::path& p) {
   if (p.extension() == ".csv") return input_kind::speedups_csv;
-  if (is_sqlite(p) && sqlite_kind(p) == "eval-results") return input_kind::results_store;
+  if (store::is_results_store(p.string())) return input_kind::results_store;
   return input_kind::trace;
 }
+
+namespace {
+
+// An input named on the command line: a file that must exist, or a store's URL.
+input_kind recognise_named(const std::filesystem::path& p) {
+  const input_kind kind = recognise_input(p);
+  if (kind != input_kind::results_store && !std::filesystem::exists(p))
+    throw input_error(fmt::format("cannot open {}: no such file", p.string()));
+  return kind;
+}
+
+}  // namespace
 
 std::vector<project::measured_source> read_results_sources(const std::vector<std::filesystem::path>& files,
                                                            const build_options& o) {
   project::source_files f{{}, {}, o.problem_category_files, o.source};
   for (const auto& p : files) {
-    if (!std::filesystem::exists(p)) throw input_error(fmt::format("cannot open {}: no such file", p.string()));
-    switch (recognise_input(p)) {
-      case input_kind::results_store: f.results.push_back(p); break;
+    switch (recognise_named(p)) {
+      case input_kind::results_store: f.results.push_back(p.string()); break;
       case input_kind::speedups_csv: f.speedups.push_back(p); break;
       case input_kind::trace:
         throw input_error(fmt::format("{}: neither a results store written by `headroom eval` nor a .csv of speedups",
@@ -90,8 +77,7 @@ document build_document(const std::vector<std::filesystem::path>& inputs, const 
   d.join = o.join;
   std::vector<std::filesystem::path> traces, results;
   for (const auto& p : inputs) {
-    if (!std::filesystem::exists(p)) throw input_error(fmt::format("cannot open {}: no such file", p.string()));
-    (recognise_input(p) == input_kind::trace ? traces : results).push_back(p);
+    (recognise_named(p) == input_kind::trace ? traces : results).push_back(p);
   }
   d.sources = read_results_sources(results, o);
   const auto classifier = classify::classifier::with_user_rules(o.rules);

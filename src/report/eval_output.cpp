@@ -6,6 +6,7 @@
 #include <string>
 
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/kernelbench_results.hpp"
 
 namespace headroom::report {
 namespace {
@@ -55,7 +56,9 @@ void write_verdict_changes(std::ostream& out, const std::vector<eval::verdict_ch
     fmt::print(out, "{:<36} {:<30} {:<15} {:<15} {}\n", "problem", "candidate", "was", "now", "reason");
   for (const auto& c : changes)
     fmt::print(out, "{:<36} {:<30} {:<15} {:<15} {}\n", c.after->problem, file_name(c.before->candidate_path),
-               fmt::format("{} (v{})", eval::verdict_name(c.before->result), c.before->checker),
+               fmt::format("{} ({})", eval::verdict_name(c.before->result),
+                           c.before->checker == eval::imported_checker ? std::string("imported")
+                                                                        : fmt::format("v{}", c.before->checker)),
                eval::verdict_name(c.after->result), c.after->reasons.empty() ? "" : c.after->reasons.front().code);
   fmt::print(out, "{} evaluation(s) reverified under checker v{}; {} verdict(s) changed\n", reverified,
              eval::checker_version, changes.size());

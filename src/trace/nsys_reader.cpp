@@ -16,9 +16,10 @@
 
 #include "headroom/trace/reader.hpp"
 #include "headroom/util/error.hpp"
-#include "headroom/util/sqlite_db.hpp"
+#include "headroom/store/sqlite.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
 
 // globalPid / globalTid pack (hardware id, vm id, pid, tid): the low 24 bits are the tid, the next
@@ -76,7 +77,7 @@ copy_kind copy_kind_from_cupti(std::int64_t v) {
 class nsys_reader {
  public:
   nsys_reader(const std::filesystem::path& path, const read_options& options)
-      : path_(path), db_(check_header(path), util::sqlite::open_mode::read_only), options_(options) {}
+      : path_(path), db_(check_header(path), sqlite::open_mode::read_only), options_(options) {}
 
   trace read() {
     bool any = false;
@@ -116,7 +117,7 @@ class nsys_reader {
   }
 
   // SELECT of `wanted` columns, NULL for each one the table lacks; `required` ones must exist.
-  util::sqlite::statement select(std::string_view table, std::initializer_list<std::string_view> wanted,
+  sqlite::statement select(std::string_view table, std::initializer_list<std::string_view> wanted,
                            std::initializer_list<std::string_view> required) {
     const auto have = db_.columns(table);
     for (auto r : required) {
@@ -193,7 +194,7 @@ class nsys_reader {
   }
 
   // A name column holds a StringIds id, or (in some exports) the text itself.
-  std::optional<string_id> name_at(const util::sqlite::statement& s, int column) {
+  std::optional<string_id> name_at(const sqlite::statement& s, int column) {
     if (s.is_null(column)) return std::nullopt;
     if (s.is_text(column)) return t_.strings.intern(s.text(column));
     return lookup(s.int64(column));
@@ -290,7 +291,7 @@ class nsys_reader {
 
   // Columns 0..5 of every activity query are start, end, deviceId, streamId, correlationId and
   // globalPid; graph_column holds graphNodeId (NULL when not launched from a graph).
-  activity placed(util::sqlite::statement& s, activity_kind kind, int graph_column) {
+  activity placed(sqlite::statement& s, activity_kind kind, int graph_column) {
     activity a;
     a.kind = kind;
     a.start = s.int64(0);
@@ -506,11 +507,11 @@ class nsys_reader {
   };
 
   std::filesystem::path path_;
-  util::sqlite::database db_;
+  sqlite::database db_;
   const read_options& options_;
   trace t_;
   std::unordered_map<std::int64_t, string_id> names_;
-  std::optional<util::sqlite::statement> string_lookup_;
+  std::optional<sqlite::statement> string_lookup_;
   std::unordered_map<std::uint64_t, std::uint16_t> processes_;
   std::unordered_map<std::uint64_t, std::string> process_names_;
   std::unordered_set<std::pair<std::uint16_t, std::int16_t>, pair_hash> device_pairs_;

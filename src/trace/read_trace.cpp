@@ -16,9 +16,10 @@
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 #include "json_scan.hpp"
-#include "headroom/util/sqlite_db.hpp"
+#include "headroom/store/sqlite.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
 
 constexpr std::size_t sniff_bytes = 4096;
@@ -37,7 +38,7 @@ byte_kind kind_of(std::string_view head) {
 }
 
 file_format sqlite_format(const std::filesystem::path& path) {
-  util::sqlite::database db(path, util::sqlite::open_mode::read_only);
+  sqlite::database db(path, sqlite::open_mode::read_only);
   if (db.has_table("headroom_meta")) return file_format::sqlite_headroom;
   if (db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") || db.has_table("StringIds")) return file_format::sqlite_nsys;
   return file_format::unknown;

@@ -2,73 +2,24 @@
 // modified by a read), and rebuilds the trace with its original string ids and activity order.
 #include <fmt/core.h>
 
-#include <charconv>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
-#include "headroom/util/sqlite_db.hpp"
+#include "headroom/store/sqlite_connection.hpp"
+#include "store_schema.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
-
-// migrations[v - 1] turns a version-v store into a version v+1 one. Policy (docs/trace-store.md):
-// any change to the schema bumps store_schema_version and appends a step here; steps are never
-// edited once released, and a store newer than this build is refused with a request to upgrade.
-using migration = std::function<void(util::sqlite::database&)>;
-const std::vector<migration>& migrations() {
-  static const std::vector<migration> steps = {
-      // v1 -> v2: synchronisation records (a v1 store has none).
-      [](util::sqlite::database& db) {
-        db.exec(
-            "CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, "
-            "process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, "
-            "context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL);"
-            "CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);"
-            "UPDATE headroom_meta SET value = '2' WHERE key = 'schema_version';");
-      },
-      // v2 -> v3: the cudaEventRecord call a synchronisation awaits (unknown in a v2 store), and the
-      // event_record kind (a v2 store has no such rows).
-      [](util::sqlite::database& db) {
-        db.exec(
-            "ALTER TABLE synchronizations ADD COLUMN record_correlation INTEGER NOT NULL DEFAULT 0;"
-            "UPDATE headroom_meta SET value = '3' WHERE key = 'schema_version';");
-      },
-      // v3 -> v4: a warning says whether input was lost (an older store cannot tell: none was).
-      [](util::sqlite::database& db) {
-        db.exec(
-            "ALTER TABLE warnings ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"
-            "UPDATE headroom_meta SET value = '4' WHERE key = 'schema_version';");
-      },
-  };
-  return steps;
-}
 
 [[noreturn]] void bad(const std::filesystem::path& path, std::string_view what) {
   throw input_error(fmt::format("{}: {}", path.string(), what));
 }
 
-int schema_version(util::sqlite::database& db, const std::filesystem::path& path) {
-  if (!db.has_table("headroom_meta")) bad(path, "not a headroom trace store (no headroom_meta table)");
-  auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
-  if (!s.step()) bad(path, "headroom_meta has no schema_version");
-  const auto text = s.text(0);
-  int v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
-    bad(path, fmt::format("schema_version \"{}\" is not a version headroom writes", text));
-  }
-  if (v > store_schema_version) {
-    bad(path, fmt::format("written by a newer headroom (store schema v{}; this build reads up to v{}): upgrade headroom",
-                          v, store_schema_version));
-  }
-  return v;
-}
-
-std::string meta(util::sqlite::database& db, std::string_view key) {
+std::string meta(sqlite::database& db, std::string_view key) {
   auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = ?");
   s.bind(1, key);
   return s.step() ? std::string(s.text(0)) : std::string();
@@ -87,7 +38,7 @@ Enum parse(const std::filesystem::path& path, std::string_view column, std::stri
 
 class store_reader {
  public:
-  store_reader(util::sqlite::database& db, const std::filesystem::path& path) : db_(db), path_(path) {}
+  store_reader(sqlite::database& db, const std::filesystem::path& path) : db_(db), path_(path) {}
 
   trace read() {
     read_meta();
@@ -275,7 +226,7 @@ class store_reader {
     }
   }
 
-  util::sqlite::database& db_;
+  sqlite::database& db_;
   const std::filesystem::path& path_;
   trace t_;
   bool geometry_ = false;
@@ -284,13 +235,9 @@ class store_reader {
 }  // namespace
 
 trace read_store(const std::filesystem::path& path) {
-  util::sqlite::database db(path, util::sqlite::open_mode::read_only);
-  int version = schema_version(db, path);
-  if (version < store_schema_version) {
-    db = db.copy_to_memory();
-    for (; version < store_schema_version; ++version) migrations().at(static_cast<std::size_t>(version - 1))(db);
-  }
-  return store_reader(db, path).read();
+  store::sqlite_connection db(path, store::connection::access::read_only);
+  if (!store::prepare_for_reading(db, trace_store_schema())) bad(path, "not a headroom trace store (no headroom_meta table)");
+  return store_reader(db.database(), path).read();
 }
 
 }  // namespace headroom::trace

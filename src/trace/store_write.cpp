@@ -1,44 +1,19 @@
 // write_store: one transaction of prepared inserts into an in-memory database, written out whole.
-// docs/trace-store.md documents every table; the golden test in tests/cpu/trace/store_schema_test.cpp
-// pins this text, so a change here must bump store_schema_version and add a migration.
-#include <fmt/core.h>
-
+// The schema is store_schema.cpp's (docs/trace-store.md documents every table).
 #include <ostream>
 
+#include "headroom/store/sqlite.hpp"
 #include "headroom/trace/store.hpp"
-#include "headroom/util/error.hpp"
 #include "headroom/util/output_file.hpp"
-#include "headroom/util/sqlite_db.hpp"
+#include "store_schema.hpp"
 
 namespace headroom::trace {
+namespace sqlite = headroom::store::sqlite;
 namespace {
-
-constexpr const char* schema_sql = R"sql(
-CREATE TABLE headroom_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE processes (id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, name TEXT NOT NULL, rank INTEGER NOT NULL, host TEXT NOT NULL);
-CREATE TABLE devices (process INTEGER NOT NULL, device INTEGER NOT NULL, name TEXT NOT NULL, compute_major INTEGER NOT NULL, compute_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL, memory_bytes INTEGER NOT NULL);
-CREATE TABLE kernels (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers_per_thread INTEGER, static_shared_bytes INTEGER, dynamic_shared_bytes INTEGER);
-CREATE TABLE copies (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL, copy_kind TEXT NOT NULL);
-CREATE TABLE memsets (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, graph_node INTEGER NOT NULL, bytes INTEGER NOT NULL);
-CREATE TABLE api_calls (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, correlation INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
-CREATE TABLE ranges (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, name INTEGER NOT NULL, kind TEXT NOT NULL);
-CREATE TABLE warnings (id INTEGER PRIMARY KEY, what TEXT NOT NULL, count INTEGER NOT NULL, lost INTEGER NOT NULL);
-CREATE TABLE synchronizations (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL, process INTEGER NOT NULL, thread INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL, context INTEGER NOT NULL, event INTEGER NOT NULL, correlation INTEGER NOT NULL, kind TEXT NOT NULL, record_correlation INTEGER NOT NULL);
-)sql";
-
-// Built after the rows are in: one sort per index instead of a b-tree update per row.
-constexpr const char* index_sql = R"sql(
-CREATE INDEX kernels_correlation ON kernels (process, correlation);
-CREATE INDEX copies_correlation ON copies (process, correlation);
-CREATE INDEX memsets_correlation ON memsets (process, correlation);
-CREATE INDEX api_calls_correlation ON api_calls (process, correlation);
-CREATE INDEX synchronizations_correlation ON synchronizations (process, correlation);
-)sql";
 
 std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
-void insert_activities(util::sqlite::database& db, const trace& t) {
+void insert_activities(sqlite::database& db, const trace& t) {
   auto kernels = db.prepare(
       "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   auto copies = db.prepare("INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
@@ -46,7 +21,7 @@ void insert_activities(util::sqlite::database& db, const trace& t) {
   const bool geometry = !t.geometry.empty() && t.geometry.size() == t.activities.size();
   for (std::size_t i = 0; i < t.activities.size(); ++i) {
     const activity& a = t.activities[i];
-    util::sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
+    sqlite::statement& s = a.kind == activity_kind::kernel   ? kernels
                            : a.kind == activity_kind::memcpy ? copies
                                                              : memsets;
     s.reset();
@@ -78,12 +53,12 @@ void insert_activities(util::sqlite::database& db, const trace& t) {
   }
 }
 
-void insert_rest(util::sqlite::database& db, const trace& t) {
+void insert_rest(sqlite::database& db, const trace& t) {
   auto meta = db.prepare("INSERT INTO headroom_meta VALUES (?1, ?2)");
   const std::pair<std::string_view, std::string> metas[] = {
       {"schema_version", std::to_string(store_schema_version)},
       {"source_format", std::string(to_string(t.format))},
-      {"created_by", "headroom 0.1.0"},
+      {"created_by", std::string(store::created_by)},
       {"platform", t.platform},
       {"dropped_records", std::to_string(t.dropped_records)},
       {"launch_geometry", !t.geometry.empty() && t.geometry.size() == t.activities.size() ? "1" : "0"},
@@ -193,13 +168,14 @@ void insert_rest(util::sqlite::database& db, const trace& t) {
 void write_store(const trace& t, std::ostream& out) {
   // Built in memory and written out whole, so the file is only ever the output's bytes: a store
   // goes through util::output_file like any other output (written beside the target, renamed).
-  auto db = util::sqlite::database::in_memory("trace store");
+  auto db = sqlite::database::in_memory("trace store");
   db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 16384;");
   db.exec("BEGIN");
-  db.exec(schema_sql);
+  db.exec(store::meta_table_sql);
+  db.exec(trace_store_schema().create_sql);
   insert_rest(db, t);
   insert_activities(db, t);
-  db.exec(index_sql);
+  db.exec(trace_store_index_sql);
   db.exec("COMMIT");
   db.serialize_to(out);
 }

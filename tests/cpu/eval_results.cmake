@@ -1,8 +1,4 @@
-# The evaluation results store, `headroom stats` figures and renderings (owner: eval results).
-headroom_cpu_test(eval_results_store_test ${CMAKE_CURRENT_LIST_DIR}/eval/results_store_test.cpp)
-target_link_libraries(eval_results_store_test PRIVATE headroom_eval SQLite::SQLite3)
-target_include_directories(eval_results_store_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
-
+# `headroom stats` figures and their renderings (owner: eval results).
 headroom_cpu_test(eval_stats_test ${CMAKE_CURRENT_LIST_DIR}/eval/stats_test.cpp)
 target_link_libraries(eval_stats_test PRIVATE headroom_eval headroom_report)
 
@@ -11,3 +7,7 @@ headroom_cpu_test(eval_stats_cli_test ${CMAKE_CURRENT_LIST_DIR}/eval/stats_cli_t
 target_link_libraries(eval_stats_cli_test PRIVATE headroom_eval headroom_report)
 target_compile_definitions(eval_stats_cli_test PRIVATE HEADROOM_CLI="$<TARGET_FILE:headroom_cli>")
 add_dependencies(eval_stats_cli_test headroom_cli)
+
+# `headroom reverify`'s plan over a results store.
+headroom_cpu_test(eval_reverify_test ${CMAKE_CURRENT_LIST_DIR}/eval/reverify_test.cpp)
+target_link_libraries(eval_reverify_test PRIVATE headroom_eval)

@@ -10,9 +10,9 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/jobs.hpp"
-#include "headroom/eval/results_store.hpp"
 #include "headroom/eval/suite.hpp"
 #include "headroom/report/eval_output.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::cli {
@@ -21,13 +21,34 @@ namespace {
 struct eval_args {
   eval_cli common;
   std::vector<std::string> problems, candidates;
-  std::string source, suite;
+  std::string source, suite, shard;
   bool reference = false;
 };
 
+// "i/N": share i (from 0) of N.
+eval::eval_options::shard_spec parse_shard(const std::string& text) {
+  eval::eval_options::shard_spec s;
+  const auto slash = text.find('/');
+  try {
+    std::size_t used = 0;
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    s.index = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("index");
+    s.count = std::stoi(text.substr(slash + 1), &used);
+    if (used != text.size() - slash - 1) throw std::invalid_argument("count");
+  } catch (const std::exception&) {
+    throw input_error(fmt::format("--shard {}: expected i/N, share i (from 0) of N, such as 3/8", text));
+  }
+  if (s.count < 1 || s.index < 0 || s.index >= s.count)
+    throw input_error(fmt::format("--shard {}: the share must be at least 0 and below N", text));
+  return s;
+}
+
 int run_eval(eval_args& a) {
   finish_eval_options(a.common);
-  eval::results_store store(a.common.db);
+  if (!a.shard.empty()) a.common.options.shard = parse_shard(a.shard);
+  if (!(a.common.options.lease_s >= 3)) throw input_error("--lease: at least 3 seconds (the heartbeat renews every third)");
+  store::results_store store(a.common.db);
   std::vector<eval::eval_job> jobs;
   std::vector<eval::suite_case> cases;
   if (!a.suite.empty()) {
@@ -59,7 +80,7 @@ int run_eval(eval_args& a) {
     return std::all_of(outcomes.begin(), outcomes.end(), [](const eval::case_outcome& o) { return o.ok; }) ? 0 : 1;
   }
   report::write_evaluations(std::cout, results);
-  fmt::print(stderr, "results in {}\n", a.common.db);
+  fmt::print(stderr, "results in {}\n", store.where().display());
   return 0;
 }
 
@@ -75,15 +96,28 @@ const command_registration registration{command{
           "Each candidate runs in a fresh worker process that never sees reference outputs; outputs are poisoned\n"
           "before every call, compared in float64 by this process over several seeds and input distributions, and\n"
           "timed by C++ with the L2 flushed and the device synchronised (docs/eval.md). Every evaluation is stored\n"
-          "in --db; running the same command again continues where an interrupted run stopped.");
+          "in --db; running the same command again continues where an interrupted run stopped.\n\n"
+          "Many processes, on many hosts, share one evaluation through a PostgreSQL store (--db postgresql://...):\n"
+          "each claims jobs from the store's queue under a lease its heartbeat renews, so the jobs of a process\n"
+          "that dies are taken by the others; or --shard i/N gives each process a fixed share (a job array).\n"
+          "docs/scale.md has a Slurm script and a Kubernetes manifest.");
       sub->add_option("problems", a->problems, "Problem files or folders");
       sub->add_option("--candidates", a->candidates, "Candidate files or folders (a KernelBench runs folder as it is)");
       sub->add_option("--source", a->source, "The model configuration that wrote the candidates (default: their folder name)");
       sub->add_flag("--reference-as-candidate", a->reference, "Also evaluate each problem's own Model as a candidate");
       sub->add_option("--suite", a->suite, "A suite manifest with expected verdicts (suites/adversarial/manifest.toml); "
                                            "exit status 1 when any case gets another verdict");
-      sub->add_option("--db", a->common.db, "Results store (default results.sqlite)");
-      sub->add_flag("--force", a->common.options.force, "Evaluate again what the store already has");
+      sub->add_option("--db", a->common.db,
+                      "Results store: a SQLite file (default results.sqlite) or a PostgreSQL URL "
+                      "(postgresql://user@host:5432/db) that other processes may share");
+      sub->add_flag("--force", a->common.options.force,
+                    "Evaluate again what the store already has (in this process alone, outside a shared queue)");
+      sub->add_option("--shard", a->shard,
+                      "i/N: only share i (from 0) of N of the jobs, the same split in every process given the same "
+                      "jobs (a job array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)");
+      sub->add_option("--lease", a->common.options.lease_s,
+                      "Seconds a claim on a shared store outlives its process's last heartbeat before another "
+                      "process takes the job (default 120)");
       sub->add_option("--audit-to", a->common.options.audit_output,
                       "Append each problem's discrimination audit (as `headroom audit --json` rows) to this file, "
                       "from the reference data the run prepares anyway");
@@ -93,6 +127,7 @@ const command_registration registration{command{
           "  headroom eval KernelBench/level1 --candidates runs/gpt5_level1 --db kb.sqlite\n"
           "  headroom eval KernelBench/level1 --reference-as-candidate --db self.sqlite\n"
           "  headroom eval --suite suites/adversarial/manifest.toml --device cpu\n"
+          "  headroom eval KernelBench/level1 --candidates runs/gpt5_level1 --db postgresql://eval@db-host/kb\n"
           "  headroom stats kb.sqlite\n"
           "Verdicts: correct, incorrect, compile_error, load_error, runtime_error, crash, timeout, reference_error.");
       return [a] { return run_eval(*a); };

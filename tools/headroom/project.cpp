@@ -18,7 +18,7 @@ struct project_args : trace_args, join_args {
   std::vector<std::string> speedup;
   std::vector<std::string> categories;
   std::vector<std::string> kernels;
-  std::vector<std::filesystem::path> results;
+  std::vector<std::string> results;  // files or postgresql:// URLs
   std::vector<std::filesystem::path> speedups;
   bool json = false;
   bool replay = false;
@@ -39,7 +39,7 @@ error against the measurement), the replay shrunk and Amdahl's figure beside it,
 Amdahl's saving overlap, launch-bound GPU idle and other idle take back (docs/method.md, "Replay").
 A trace without host activity (no launch calls) gets Amdahl's figure and a note saying so.
 
-With --results (a store written by `headroom eval`) or --speedups (a CSV of published figures or of a
+With --results (a store written by `headroom eval`: a SQLite file or a postgresql:// URL) or --speedups (a CSV of published figures or of a
 distribution), the measured speedups are joined to the trace instead: each evaluated problem's
 category (data/problems/categories.toml) says which addressable kernels its speedups replace, and
 three estimates of the wall clock saved come out, each with a bootstrap interval over problems:
@@ -51,6 +51,7 @@ Examples:
   headroom project trace.json.gz --category gemm=1.2 --kernel 'triton_.*=2' --speedup 1.1
   headroom project trace.json.gz --speedup 2 --replay --replay-trace replayed.json
   headroom project trace.json.gz --results kb.sqlite --source gpt-5/level1
+  headroom project trace.json.gz --results postgresql://eval@db-host/kb
   headroom project trace.json.gz --speedups data/results/published-figures.csv)";
 
 // The projection as JSON or a console table, made the output's content.
@@ -119,7 +120,7 @@ const command_registration registration{{"project", 40, [](CLI::App& app) -> std
   sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (gemm=1.5)")->allow_extra_args(false);
   sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('triton_.*=2')")
       ->allow_extra_args(false);
-  sub->add_option("--results", args->results, "a results store written by headroom eval: join its measured speedups; repeatable")
+  sub->add_option("--results", args->results, "a results store written by headroom eval (a file or a postgresql:// URL): join its measured speedups; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--speedups", args->speedups, "a CSV of published figures or of a distribution (docs/method.md); repeatable")
       ->allow_extra_args(false);

@@ -27,8 +27,8 @@ INPUTS are recognised by content:
   a trace (Kineto JSON, plain or .gz; Nsight Systems SQLite; a headroom trace store): one workload
       each; its window, where its wall clock goes by provenance and category, the addressable and
       exclusive fractions, top kernels and the Amdahl curve
-  a results store written by `headroom eval`: one results source per model configuration, with
-      its correctness rate, fast_p and speedup distribution
+  a results store written by `headroom eval` (a SQLite file, or a postgresql:// URL): one results
+      source per model configuration, with its correctness rate, fast_p and speedup distribution
   a .csv of speedups (published figures or a distribution; docs/method.md)
 Every workload is joined to every results source: the three estimates of the wall clock saved,
 with bootstrap intervals. --section adds sections measured elsewhere (profiler overhead, replay
@@ -36,7 +36,8 @@ projections; docs/report.md has the JSON format).
 
 Examples:
   headroom report data/examples/*.json.gz data/results/published-figures.csv -o report.html
-  headroom report train.json.gz kb.sqlite --source gpt-5/level1 --markdown -o report.md)";
+  headroom report train.json.gz kb.sqlite --source gpt-5/level1 --markdown -o report.md
+  headroom report train.json.gz postgresql://eval@db-host/kb -o report.html)";
 
 int run_report(const report_args& a) {
   if (a.output.empty()) throw input_error("-o FILE is required: the report is one file (plots beside it with --markdown)");
@@ -69,7 +70,7 @@ const command_registration registration{{"report", 45, [](CLI::App& app) -> std:
   auto* sub = app.add_subcommand("report", "Write an HTML (or Markdown) report of workloads and measured speedups");
   sub->description(report_help);
   add_trace_options(sub, *args);
-  sub->get_option("traces")->description("traces, results stores (headroom eval) and speedup CSVs, recognised by content");
+  sub->get_option("traces")->description("traces, results stores (headroom eval; files or postgresql:// URLs) and speedup CSVs, recognised by content");
   sub->get_option("-o")->description("the report file (required); with --markdown its plots go to FILE-plots/");
   add_join_options(sub, *args);
   sub->add_option("--section", args->sections, "an extra section (JSON, docs/report.md); repeatable")->allow_extra_args(false);

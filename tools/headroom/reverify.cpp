@@ -7,9 +7,9 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/results_store.hpp"
 #include "headroom/eval/reverify.hpp"
 #include "headroom/report/eval_output.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::cli {
@@ -23,9 +23,10 @@ struct reverify_args {
 
 int run_reverify(reverify_args& a) {
   finish_eval_options(a.common);
-  if (!std::filesystem::exists(a.common.db)) throw input_error(fmt::format("{}: no such results store", a.common.db));
-  eval::results_store store(a.common.db);
-  eval::evaluation_filter f;
+  if (store::location::parse(a.common.db).kind == store::backend::sqlite && !std::filesystem::exists(a.common.db))
+    throw input_error(fmt::format("{}: no such results store", a.common.db));
+  store::results_store store(a.common.db);
+  store::evaluation_filter f;
   if (!a.source.empty()) f.source = a.source;
   if (!a.problem.empty()) f.problem = a.problem;
   const auto plan = eval::plan_reverify(store, f, a.common.options.cache / "reverify");
@@ -63,7 +64,7 @@ const command_registration registration{command{
           "prints each evaluation whose verdict differs from its latest stored one. A row of the current checker\n"
           "version on the same device is replaced by its rerun; --no-timing refuses to replace a timed one unless\n"
           "--drop-timing is given.");
-      sub->add_option("--db", a->common.db, "Results store (default results.sqlite)");
+      sub->add_option("--db", a->common.db, "Results store: a SQLite file (default results.sqlite) or a postgresql:// URL");
       sub->add_option("--source", a->source, "Only this source's candidates");
       sub->add_option("--problem", a->problem, "Only this problem id (level1/19_ReLU)");
       sub->add_flag("--drop-timing", a->drop_timing,

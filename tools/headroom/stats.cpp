@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "command.hpp"
-#include "headroom/eval/results_store.hpp"
+#include "headroom/store/results_store.hpp"
 #include "headroom/eval/stats.hpp"
 #include "headroom/report/stats_output.hpp"
 #include "headroom/util/error.hpp"
@@ -36,10 +36,10 @@ Only the newest checker version's row of each candidate, problem and device is c
 docs/eval-results.md documents the store and these outputs.
 
 Example:
-  headroom stats results.sqlite --source gpt-5/level1 --p 0,1,2,4 --csv -o stats.csv)";
+  headroom stats results.sqlite --source gpt-5/level1 --p 0,1,2,4 --csv -o stats.csv
+  headroom stats postgresql://eval@db-host/kb)";
 
 int run_stats(stats_args a) {
-  if (!std::filesystem::exists(a.db)) throw input_error(fmt::format("cannot open {}: no such file", a.db));
   for (double p : a.ps) {
     if (!std::isfinite(p) || p < 0) throw input_error(fmt::format("--p: {} is not a speedup threshold (need p >= 0)", p));
   }
@@ -47,12 +47,12 @@ int run_stats(stats_args a) {
   std::sort(a.ps.begin(), a.ps.end());
   a.ps.erase(std::unique(a.ps.begin(), a.ps.end()), a.ps.end());
 
-  eval::results_store store(a.db, eval::results_store::access::read_only);
-  eval::evaluation_filter f;
+  store::results_store store(a.db, store::results_store::access::read_only);
+  store::evaluation_filter f;
   if (!a.source.empty()) f.source = a.source;
   const auto summaries = eval::summarize(store.evaluations(f), a.ps);
   if (summaries.empty()) {
-    fmt::print(stderr, "headroom stats: {} holds no evaluations{}\n", a.db,
+    fmt::print(stderr, "headroom stats: {} holds no evaluations{}\n", store.where().display(),
                a.source.empty() ? "" : fmt::format(" of source '{}'", a.source));
   }
 
@@ -73,7 +73,7 @@ const command_registration registration{{"stats", 60, [](CLI::App& app) -> std::
   auto args = std::make_shared<stats_args>();
   auto* sub = app.add_subcommand("stats", "Per-source correctness and fast_p of a results store");
   sub->description(stats_help);
-  sub->add_option("db", args->db, "results store (SQLite) written by headroom eval")->required();
+  sub->add_option("db", args->db, "results store written by headroom eval: a SQLite file or a postgresql:// URL")->required();
   sub->add_option("--source", args->source, "only this source (model configuration)");
   sub->add_option("--p", args->ps, "speedup thresholds for fast_p, comma-separated (default 0,1,1.5,2)")
       ->delimiter(',');

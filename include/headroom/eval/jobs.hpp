@@ -12,6 +12,13 @@
 
 namespace headroom::eval {
 
+// A KernelBench generation's file name, level_<L>_problem_<P>_sample_<S>_kernel.py: the digits of
+// L, P and S. Empty for any other name.
+struct generation_name {
+  std::string level, problem, sample;
+};
+std::optional<generation_name> parse_generation_name(const std::string& filename);
+
 // *.py files (folders searched one level deep, in name order); files named like KernelBench
 // generations (level_1_problem_3_sample_0_kernel.py) are never problems.
 std::vector<problem_spec> find_problems(const std::vector<std::filesystem::path>& paths);
@@ -29,5 +36,11 @@ std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems,
 // Each problem evaluated with its own Model as the candidate (source "reference"): the harness's
 // own consistency check, which must come out correct with speedup 1.00.
 std::vector<eval_job> reference_jobs(const std::vector<problem_spec>& problems, const std::filesystem::path& cache);
+
+// Share `index` of `count` (--shard i/N): the jobs sorted by problem and candidate hash and cut into
+// `count` runs of consecutive jobs, the same in every process given the same jobs; a problem's
+// jobs stay together where they can, so few shares prepare one problem's reference. Throws
+// input_error unless 0 <= index < count.
+std::vector<eval_job> shard_jobs(const std::vector<eval_job>& jobs, int index, int count);
 
 }  // namespace headroom::eval

@@ -14,9 +14,13 @@
 #include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/tensor.hpp"
 
+namespace headroom::store {
+class results_store;
+}
+
 namespace headroom::eval {
 
-class results_store;
+using store::results_store;
 
 struct problem_spec {
   std::string id;  // "<folder>/<stem>"
@@ -81,7 +85,16 @@ struct eval_options {
   // measurement (timing, ceilings) has the device to itself (src/eval/device_gate.hpp).
   int lanes = 1;
   std::uint64_t seed = 0;         // 0: a fresh random seed per run (the candidate cannot predict it)
-  bool force = false;             // re-evaluate what the store already has
+  bool force = false;             // re-evaluate what the store already has (never from a shared queue)
+  // --shard i/N (docs/scale.md): only this process's share of a static split of the jobs.
+  struct shard_spec {
+    int index = 0;
+    int count = 1;
+  };
+  std::optional<shard_spec> shard;
+  // A shared store's claims (docs/scale.md): the seconds a claim lives without its process's
+  // heartbeat, after which another process takes the job.
+  double lease_s = 120;
   bool quiet = false;
   std::map<std::string, std::string> worker_env;  // added to every worker's environment
   // When set, the discrimination audit of each problem's reference data is appended here as a JSON
@@ -97,7 +110,9 @@ std::vector<std::string> expand_devices(const std::string& device);
 using eval_callback = std::function<void(const eval_job&, const evaluation&, int done, int total)>;
 
 // Runs every job; results go to `store` as they finish. Returns the evaluations of this run
-// (including those the store already had, unless `force`).
+// (including those the store already had, unless `force`). With a shared store (PostgreSQL), no
+// shard and no `force`, the jobs are claimed from the store's work queue together with every other
+// process given them, and this returns once all of them are done, wherever they ran.
 std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store,
                                         const eval_options& options, const eval_callback& on_done);
 
@@ -124,6 +139,12 @@ std::string audit_json(const audit_result& r);
 // Reads a file into a spec (hash = sha256 of its bytes).
 problem_spec load_problem(const std::filesystem::path& path);
 candidate_spec load_candidate(const std::filesystem::path& path, const std::string& source);
-std::string sha256_hex(const std::string& bytes);
+// An evaluation of `candidate` on `problem` under `checker`, not judged yet: what identifies it
+// (hashes, source, path, problem id) filled in.
+evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker);
+// Stores the problems' and candidates' texts of `jobs` (what reverify reruns), each once, in hash
+// order, so processes storing the same texts together wait for each other instead of deadlocking.
+// Inside the caller's transaction.
+void put_texts(results_store& store, const std::vector<const eval_job*>& jobs);
 
 }  // namespace headroom::eval

@@ -51,8 +51,9 @@ struct measured_source {
 std::vector<measured_source> sources_from_evaluations(const std::vector<eval::evaluation>& rows,
                                                       const problem_categories& categories, const std::string& origin);
 
-// Every source of a results store written by `headroom eval`, or only `source`. Opens it read-only.
-std::vector<measured_source> read_results_store(const std::filesystem::path& db, const std::optional<std::string>& source,
+// Every source of a results store written by `headroom eval` (a SQLite file or a postgresql:// URL),
+// or only `source`. Opens it read-only.
+std::vector<measured_source> read_results_store(const std::string& where, const std::optional<std::string>& source,
                                                 const problem_categories& categories);
 
 // A CSV of published figures or of a distribution (docs/method.md, "Speedups from a CSV file"),
@@ -63,7 +64,7 @@ std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file
 // Every source of the results stores and speedup CSVs named, problem categories from the built-in
 // file and then `category_files`, only `source` when given.
 struct source_files {
-  std::vector<std::filesystem::path> results;
+  std::vector<std::string> results;  // SQLite files or postgresql:// URLs
   std::vector<std::filesystem::path> speedups;
   std::vector<std::filesystem::path> category_files;
   std::optional<std::string> source;

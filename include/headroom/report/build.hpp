@@ -15,8 +15,8 @@ namespace headroom::report {
 
 enum class input_kind { trace, results_store, speedups_csv };
 
-// By content: an SQLite file whose headroom_meta says kind 'eval-results' is a results store; a
-// file ending in .csv holds speedups; anything else is read as a trace.
+// By content: a results store (an SQLite file whose headroom_meta says kind 'eval-results', or a
+// postgresql:// URL); a file ending in .csv holds speedups; anything else is read as a trace.
 input_kind recognise_input(const std::filesystem::path& p);
 
 struct build_options {

@@ -45,6 +45,18 @@ TEST(Jobs, KernelBenchRunsNamesPairWithTheirProblems) {
   fs::remove_all(d);
 }
 
+TEST(Jobs, AGenerationsFileNameGivesItsLevelProblemAndSample) {
+  const auto g = parse_generation_name("level_2_problem_17_sample_3_kernel.py");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->level, "2");
+  EXPECT_EQ(g->problem, "17");
+  EXPECT_EQ(g->sample, "3");
+  // Anything else is not a generation, so it can be a problem or a candidate of another name.
+  EXPECT_FALSE(parse_generation_name("17_Matmul.py"));
+  EXPECT_FALSE(parse_generation_name("level_2_problem_17_sample_3_kernel.py.bak"));
+  EXPECT_FALSE(parse_generation_name("level_2_problem_x_sample_3_kernel.py"));
+}
+
 TEST(Jobs, CandidatesNamedAfterTheProblemPairWithTheLongestMatchingStem) {
   fs::path d = scratch("stem");
   write(d / "p" / "softmax.py", "");

@@ -145,6 +145,8 @@ TEST(Report, InputsAreRecognisedByContent) {
   EXPECT_EQ(report::recognise_input(db), report::input_kind::results_store);
   EXPECT_EQ(report::recognise_input(published), report::input_kind::speedups_csv);
   EXPECT_EQ(report::recognise_input(dlrm), report::input_kind::trace);
+  // A shared store is named by its URL: nothing to look at before connecting.
+  EXPECT_EQ(report::recognise_input("postgresql://eval@db-host/kb"), report::input_kind::results_store);
   const auto d = report::build_document({db, dlrm}, report::build_options{});
   ASSERT_EQ(d.sources.size(), 1u);
   EXPECT_EQ(d.sources[0].name, "model");

@@ -1,5 +1,5 @@
 // Golden test of the trace store schema (docs/trace-store.md). If this fails, the schema changed:
-// bump store_schema_version, add a migration step in src/trace/store_read.cpp, update the docs and
+// bump store_schema_version, add a migration step in src/trace/store_schema.cpp, update the docs and
 // then this text — in that order, on purpose.
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -1,7 +1,8 @@
 #pragma once
-// A small RAII layer over sqlite3 for the nsys reader, the trace store and the evaluation results
-// store. Every failure becomes an input_error naming the file, because everything we open is a
-// file the user gave us.
+// A small RAII layer over sqlite3: the SQLite side of the stores' connection (connection.hpp), and
+// what the trace store and the Nsight Systems reader use directly for their bulk reads and writes.
+// Every failure becomes an input_error naming the file, because everything we open is a file the
+// user gave us.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -14,7 +15,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace headroom::util::sqlite {
+namespace headroom::store::sqlite {
 
 enum class open_mode { read_only, create };
 
@@ -81,6 +82,7 @@ class statement {
     }
   }
   int parameter_count() const;
+  sqlite3_stmt* handle() const { return stmt_; }
 
   bool is_null(int column) const;
   bool is_text(int column) const;
@@ -93,4 +95,4 @@ class statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-}  // namespace headroom::util::sqlite
+}  // namespace headroom::store::sqlite

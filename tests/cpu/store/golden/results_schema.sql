@@ -1,4 +1,4 @@
--- results store schema v2
+-- results store schema v3
 CREATE TABLE candidates (hash TEXT PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL);
 CREATE TABLE evaluations (
   id INTEGER PRIMARY KEY,
@@ -16,5 +16,11 @@ CREATE TABLE evaluations (
   UNIQUE (candidate_hash, problem_hash, checker, device)
 );
 CREATE TABLE headroom_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE jobs (
+  candidate_hash TEXT NOT NULL, problem_hash TEXT NOT NULL, checker INTEGER NOT NULL, platform TEXT NOT NULL,
+  state TEXT NOT NULL, claimed_by TEXT NOT NULL, claim INTEGER NOT NULL, lease_until REAL, attempts INTEGER NOT NULL,
+  PRIMARY KEY (candidate_hash, problem_hash, checker, platform)
+);
 CREATE TABLE problems (hash TEXT PRIMARY KEY, id TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL);
 CREATE INDEX evaluations_source ON evaluations (source, problem);
+CREATE INDEX jobs_state ON jobs (platform, checker, state, problem_hash);

@@ -1,4 +1,4 @@
-#include "headroom/util/sqlite_db.hpp"
+#include "headroom/store/sqlite.hpp"
 
 #include <fmt/core.h>
 #include <sqlite3.h>
@@ -7,7 +7,7 @@
 
 #include "headroom/util/error.hpp"
 
-namespace headroom::util::sqlite {
+namespace headroom::store::sqlite {
 
 database::database(const std::filesystem::path& path, open_mode mode) : path_(path) {
   const int flags = mode == open_mode::read_only ? SQLITE_OPEN_READONLY
@@ -158,4 +158,4 @@ std::string_view statement::text(int column) const {
   return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))};
 }
 
-}  // namespace headroom::util::sqlite
+}  // namespace headroom::store::sqlite

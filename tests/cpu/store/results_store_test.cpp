@@ -1,43 +1,56 @@
 // The results store: what `headroom eval` relies on to resume, rerun with a newer checker and be
-// read by `headroom stats` (docs/eval-results.md).
+// read by `headroom stats` (docs/eval-results.md), on SQLite and on PostgreSQL alike.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "eval/results_rows.hpp"
-#include "headroom/eval/results_store.hpp"
+#include "headroom/store/results_store.hpp"
+#include "headroom/store/sqlite.hpp"
 #include "headroom/util/error.hpp"
-#include "headroom/util/sqlite_db.hpp"
+#include "store/scratch_store.hpp"
 
 using namespace headroom;
-using eval::results_store;
 using eval::verdict;
+using headroom::test::on_each_backend;
 using headroom::test::row;
 using headroom::test::scratch_dir;
-namespace sqlite = headroom::util::sqlite;
+using headroom::test::scratch_store;
+using store::results_store;
+namespace sqlite = headroom::store::sqlite;
 
 namespace {
 
-std::int64_t count_rows(const std::filesystem::path& path, const std::string& table) {
-  sqlite::database db(path, sqlite::open_mode::read_only);
-  auto s = db.prepare("SELECT count(*) FROM " + table);
-  s.step();
-  return s.int64(0);
+std::int64_t count_rows(const std::string& where, const std::string& table) {
+  auto db = store::connection::open(store::location::parse(where), store::connection::access::read_only);
+  std::int64_t n = 0;
+  db->run("SELECT count(*) FROM " + table, {}, [&](const store::row& r) { n = r.integer(0); });
+  return n;
 }
 
-void set_meta(const std::filesystem::path& path, const std::string& key, const std::string& value) {
-  sqlite::database db(path, sqlite::open_mode::create);
-  auto s = db.prepare("UPDATE headroom_meta SET value = ?1 WHERE key = ?2");
-  s.bind(1, value);
-  s.bind(2, key);
-  s.step();
+std::string meta(const std::string& where, const std::string& key) {
+  auto db = store::connection::open(store::location::parse(where), store::connection::access::read_only);
+  std::string value;
+  db->run("SELECT value FROM headroom_meta WHERE key = $1", {key}, [&](const store::row& r) { value = r.text(0); });
+  return value;
+}
+
+void set_meta(const std::string& where, const std::string& key, const std::string& value) {
+  auto db = store::connection::open(store::location::parse(where), store::connection::access::read_write);
+  db->run("UPDATE headroom_meta SET value = $1 WHERE key = $2", {value, key});
+}
+
+void exec(const std::string& where, const std::string& sql) {
+  store::connection::open(store::location::parse(where), store::connection::access::read_write)->exec(sql);
 }
 
 // Exact equality of every field, NaN equal to NaN: the store must give back what it was given.
@@ -121,25 +134,27 @@ eval::evaluation full_row() {
   return e;
 }
 
+class ResultsStoreOn : public on_each_backend {};
+
 }  // namespace
 
 TEST(ResultsStore, CreatesTheFileAndItsFolderWhenMissing) {
   scratch_dir dir("results-create");
   const auto path = dir.path() / "nested" / "deeper" / "results.sqlite";
-  { results_store store(path); }
+  { results_store store(path.string()); }
   ASSERT_TRUE(std::filesystem::exists(path));
   sqlite::database db(path, sqlite::open_mode::read_only);
   auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
   ASSERT_TRUE(s.step());
-  EXPECT_EQ(s.text(0), std::to_string(eval::results_schema_version));
+  EXPECT_EQ(s.text(0), std::to_string(store::results_schema_version));
   auto mode = db.prepare("PRAGMA journal_mode");
   ASSERT_TRUE(mode.step());
   EXPECT_EQ(mode.text(0), "wal");
 }
 
-TEST(ResultsStore, EvaluationsSurviveReopen) {
-  scratch_dir dir("results-reopen");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, EvaluationsSurviveReopen) {
+  scratch_store s(GetParam(), "results-reopen");
+  const auto path = s.location();
   {
     results_store store(path);
     store.put(row("a", "c1", verdict::correct, 1.5));
@@ -157,7 +172,7 @@ TEST(ResultsStore, EvaluationsSurviveReopen) {
 // with a message naming the file, readers still open it, and the store is free once the first closes.
 TEST(ResultsStore, ASecondWriterIsRefusedWhileTheFirstHasTheStoreOpen) {
   scratch_dir dir("results-two-writers");
-  const auto path = dir / "results.sqlite";
+  const auto path = (dir / "results.sqlite").string();
   {
     results_store first(path);
     first.put(row("a", "c1", verdict::correct, 1.5));
@@ -166,7 +181,7 @@ TEST(ResultsStore, ASecondWriterIsRefusedWhileTheFirstHasTheStoreOpen) {
       FAIL() << "a second writer opened the store";
     } catch (const input_error& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+      EXPECT_NE(what.find(path), std::string::npos) << what;
       EXPECT_NE(what.find("another headroom process is writing"), std::string::npos) << what;
     }
     results_store reader(path, results_store::access::read_only);
@@ -177,9 +192,9 @@ TEST(ResultsStore, ASecondWriterIsRefusedWhileTheFirstHasTheStoreOpen) {
   EXPECT_EQ(again.evaluations().size(), 2u);
 }
 
-TEST(ResultsStore, PuttingTheSameKeyTwiceLeavesOneRowWithTheNewerContents) {
-  scratch_dir dir("results-replace");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, PuttingTheSameKeyTwiceLeavesOneRowWithTheNewerContents) {
+  scratch_store s(GetParam(), "results-replace");
+  const auto path = s.location();
   results_store store(path);
   auto e = row("a", "c1", verdict::timeout);
   store.put(e);
@@ -187,7 +202,7 @@ TEST(ResultsStore, PuttingTheSameKeyTwiceLeavesOneRowWithTheNewerContents) {
   e.speedup = 2.25;
   store.put(e);
   EXPECT_EQ(count_rows(path, "evaluations"), 1);
-  eval::evaluation_filter all;
+  store::evaluation_filter all;
   all.latest_only = false;
   const auto rows = store.evaluations(all);
   ASSERT_EQ(rows.size(), 1u);
@@ -195,9 +210,9 @@ TEST(ResultsStore, PuttingTheSameKeyTwiceLeavesOneRowWithTheNewerContents) {
   EXPECT_EQ(rows[0].speedup, 2.25);
 }
 
-TEST(ResultsStore, HasAnswersForTheExactKeyOnly) {
-  scratch_dir dir("results-has");
-  results_store store(dir / "results.sqlite");
+TEST_P(ResultsStoreOn, HasAnswersForTheExactKeyOnly) {
+  scratch_store s(GetParam(), "results-has");
+  results_store store(s.location());
   const auto e = row("a", "c1", verdict::correct, 1.1);
   EXPECT_FALSE(store.has(e.candidate_hash, e.problem_hash, e.checker, {e.env.device}));
   store.put(e);
@@ -219,9 +234,9 @@ TEST(ResultsStore, HasAnswersForTheExactKeyOnly) {
   EXPECT_FALSE(store.has(on_cpu.candidate_hash, on_cpu.problem_hash, on_cpu.checker, {"cuda:0"}, on_cpu.env.gpu));
 }
 
-TEST(ResultsStore, NewerCheckerKeepsBothRowsAndLatestOnlyReturnsTheNewest) {
-  scratch_dir dir("results-checker");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, NewerCheckerKeepsBothRowsAndLatestOnlyReturnsTheNewest) {
+  scratch_store s(GetParam(), "results-checker");
+  const auto path = s.location();
   results_store store(path);
   auto v1 = row("a", "c1", verdict::correct, 3.0);
   auto v2 = v1;
@@ -243,27 +258,27 @@ TEST(ResultsStore, NewerCheckerKeepsBothRowsAndLatestOnlyReturnsTheNewest) {
   EXPECT_EQ(latest[1].env.device, "cuda:1");
   EXPECT_EQ(latest[1].checker, 1);
 
-  eval::evaluation_filter all;
+  store::evaluation_filter all;
   all.latest_only = false;
   EXPECT_EQ(store.evaluations(all).size(), 3u);
 
-  eval::evaluation_filter old;
+  store::evaluation_filter old;
   old.checker = 1;
   const auto v1_rows = store.evaluations(old);
   ASSERT_EQ(v1_rows.size(), 2u);
   EXPECT_EQ(v1_rows[0].result, verdict::correct);
 }
 
-TEST(ResultsStore, FiltersBySourceAndProblem) {
-  scratch_dir dir("results-filter");
-  results_store store(dir / "results.sqlite");
+TEST_P(ResultsStoreOn, FiltersBySourceAndProblem) {
+  scratch_store s(GetParam(), "results-filter");
+  results_store store(s.location());
   store.put(row("a", "c1", verdict::correct, 1.1, "level1/19_ReLU"));
   store.put(row("a", "c2", verdict::correct, 1.2, "level2/7_Conv"));
   store.put(row("b", "c1", verdict::crash, std::nullopt, "level1/19_ReLU"));
-  eval::evaluation_filter by_source;
+  store::evaluation_filter by_source;
   by_source.source = "a";
   EXPECT_EQ(store.evaluations(by_source).size(), 2u);
-  eval::evaluation_filter by_problem;
+  store::evaluation_filter by_problem;
   by_problem.problem = "level1/19_ReLU";
   const auto relu = store.evaluations(by_problem);
   ASSERT_EQ(relu.size(), 2u);
@@ -275,9 +290,9 @@ TEST(ResultsStore, FiltersBySourceAndProblem) {
   EXPECT_EQ(store.evaluations(by_source).size(), 1u);
 }
 
-TEST(ResultsStore, EveryEvaluationFieldRoundTrips) {
-  scratch_dir dir("results-fields");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, EveryEvaluationFieldRoundTrips) {
+  scratch_store s(GetParam(), "results-fields");
+  const auto path = s.location();
   const auto full = full_row();
   auto bare = row("b", "bare", verdict::compile_error);  // no timings, no speedups, no reasons
   bare.log = "nvcc fatal: unsupported gpu architecture";
@@ -300,9 +315,9 @@ TEST(ResultsStore, EveryEvaluationFieldRoundTrips) {
   EXPECT_FALSE(rows[1].compiled_timing.has_value());
 }
 
-TEST(ResultsStore, NonFiniteErrorsRoundTrip) {
-  scratch_dir dir("results-nan");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, NonFiniteErrorsRoundTrip) {
+  scratch_store s(GetParam(), "results-nan");
+  const auto path = s.location();
   auto e = row("a", "nan", verdict::incorrect);
   e.reasons = {{"nan_inf", "output 0: 12 NaN where the reference is finite"}};
   e.errors.normwise_error = std::numeric_limits<double>::quiet_NaN();
@@ -317,12 +332,12 @@ TEST(ResultsStore, NonFiniteErrorsRoundTrip) {
   EXPECT_EQ(rows[0].errors.max_abs_error, std::numeric_limits<double>::infinity());
 }
 
-TEST(ResultsStore, CandidateAndProblemTextRoundTrip) {
-  scratch_dir dir("results-text");
-  const auto path = dir / "results.sqlite";
-  const eval::stored_candidate c{"sha-c", "gpt-5/level1", "runs/gpt-5/level1/19_ReLU_sample_0.py",
+TEST_P(ResultsStoreOn, CandidateAndProblemTextRoundTrip) {
+  scratch_store s(GetParam(), "results-text");
+  const auto path = s.location();
+  const store::stored_candidate c{"sha-c", "gpt-5/level1", "runs/gpt-5/level1/19_ReLU_sample_0.py",
                                  "import torch\nsrc = r'''\n__global__ void relu_kernel(float* x) { /* 'µs' */ }\n'''\n"};
-  const eval::stored_problem p{"level1/19_ReLU", "sha-p", "KernelBench/level1/19_ReLU.py",
+  const store::stored_problem p{"level1/19_ReLU", "sha-p", "KernelBench/level1/19_ReLU.py",
                                "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"};
   {
     results_store store(path);
@@ -347,38 +362,37 @@ TEST(ResultsStore, CandidateAndProblemTextRoundTrip) {
   EXPECT_FALSE(store.problem_by_hash("sha-c"));
 }
 
-TEST(ResultsStore, RefusesANewerSchemaNamingTheFile) {
-  scratch_dir dir("results-newer");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, RefusesANewerSchemaNamingTheStore) {
+  scratch_store s(GetParam(), "results-newer");
+  const auto path = s.location();
   { results_store store(path); }
-  set_meta(path, "schema_version", std::to_string(eval::results_schema_version + 1));
+  set_meta(path, "schema_version", std::to_string(store::results_schema_version + 1));
   for (auto mode : {results_store::access::read_write, results_store::access::read_only}) {
     try {
       results_store store(path, mode);
       FAIL() << "a newer store was opened";
     } catch (const input_error& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+      EXPECT_NE(what.find(store::location::parse(path).display()), std::string::npos) << what;
       EXPECT_NE(what.find("newer"), std::string::npos) << what;
     }
   }
 }
 
-// A version-1 store (before paired rounds): opened to read, a copy in memory is migrated and its
-// rows read back without paired rounds; opened to write, the file itself reaches the current
+// A version-1 store (before paired rounds and the work queue): opened to read, it is migrated where
+// the store never sees it (SQLite: a copy in memory; PostgreSQL: a transaction rolled back) and its
+// rows read back without paired rounds; opened to write, the store itself reaches the current
 // version and takes rows with them.
-TEST(ResultsStore, MigratesAVersionOneStore) {
-  scratch_dir dir("results-v1");
-  const auto path = dir / "results.sqlite";
+TEST_P(ResultsStoreOn, MigratesAVersionOneStore) {
+  scratch_store s(GetParam(), "results-v1");
+  const auto path = s.location();
   auto old_row = row("a", "before", verdict::correct, 1.25);
   {
     results_store store(path);
     store.put(old_row);
   }
-  {
-    sqlite::database db(path, sqlite::open_mode::create);
-    db.exec("ALTER TABLE evaluations DROP COLUMN paired_rounds; ALTER TABLE evaluations DROP COLUMN paired_spread");
-  }
+  exec(path, "ALTER TABLE evaluations DROP COLUMN paired_rounds; ALTER TABLE evaluations DROP COLUMN paired_spread; "
+             "DROP TABLE jobs");
   set_meta(path, "schema_version", "1");
   {
     results_store store(path, results_store::access::read_only);
@@ -386,23 +400,29 @@ TEST(ResultsStore, MigratesAVersionOneStore) {
     ASSERT_EQ(rows.size(), 1u);
     expect_same(rows[0], old_row);
   }
-  {
-    sqlite::database db(path, sqlite::open_mode::read_only);
-    auto s = db.prepare("SELECT value FROM headroom_meta WHERE key = 'schema_version'");
-    ASSERT_TRUE(s.step());
-    EXPECT_EQ(s.text(0), "1") << "reading changed the file";
-  }
+  EXPECT_EQ(meta(path, "schema_version"), "1") << "reading changed the store";
+  EXPECT_EQ(count_rows(path, "evaluations"), 1);
   auto paired_row = row("b", "after", verdict::correct, 0.98);
   paired_row.paired = eval::paired_timing{6, 0.031};
   {
     results_store store(path);
     store.put(paired_row);
   }
+  EXPECT_EQ(meta(path, "schema_version"), std::to_string(store::results_schema_version));
   results_store store(path, results_store::access::read_only);
   const auto rows = store.evaluations();
   ASSERT_EQ(rows.size(), 2u);
   expect_same(rows[0], old_row);
   expect_same(rows[1], paired_row);
+}
+
+TEST_P(ResultsStoreOn, RefusesADatabaseThatIsNotAResultsStore) {
+  scratch_store s(GetParam(), "results-foreign-tables");
+  if (GetParam() == store::backend::sqlite) std::filesystem::create_directories(s.dir().path());
+  exec(s.location(), "CREATE TABLE kernels (id INTEGER)");
+  EXPECT_THROW(results_store{s.location()}, input_error);
+  EXPECT_THROW((results_store{s.location(), results_store::access::read_only}), input_error);
+  EXPECT_EQ(count_rows(s.location(), "kernels"), 0);
 }
 
 TEST(ResultsStore, RefusesAFileThatIsNotAResultsStore) {
@@ -413,15 +433,15 @@ TEST(ResultsStore, RefusesAFileThatIsNotAResultsStore) {
     sqlite::database db(other, sqlite::open_mode::create);
     db.exec("CREATE TABLE kernels (id INTEGER)");
   }
-  EXPECT_THROW(results_store{other}, input_error);
+  EXPECT_THROW(results_store{other.string()}, input_error);
   const auto text = dir / "notes.txt";
   std::ofstream(text) << "this is not a database, but it is long enough to have a header page of sorts\n";
-  EXPECT_THROW(results_store{text}, input_error);
+  EXPECT_THROW(results_store{text.string()}, input_error);
   // A trace store has headroom_meta too; its kind tells them apart.
   const auto traces = dir / "trace.sqlite";
   { results_store store(traces); }
-  set_meta(traces, "kind", "trace-store");
-  EXPECT_THROW(results_store{traces}, input_error);
+  set_meta(traces.string(), "kind", "trace-store");
+  EXPECT_THROW(results_store{traces.string()}, input_error);
 }
 
 TEST(ResultsStore, ReadOnlyNeverCreatesOrChangesAFile) {
@@ -500,11 +520,11 @@ TEST(ResultsStore, SchemaMatchesGolden) {
   scratch_dir dir("results-schema");
   const auto path = dir / "results.sqlite";
   { results_store store(path); }
-  std::string text = "-- results store schema v" + std::to_string(eval::results_schema_version) + "\n";
+  std::string text = "-- results store schema v" + std::to_string(store::results_schema_version) + "\n";
   sqlite::database db(path, sqlite::open_mode::read_only);
   auto s = db.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name");
   while (s.step()) text += std::string(s.text(0)) + ";\n";
-  const std::string golden = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/eval/golden/results_schema.sql";
+  const std::string golden = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/store/golden/results_schema.sql";
   if (std::getenv("HEADROOM_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(golden) << text;
     GTEST_SKIP() << "rewrote " << golden;
@@ -515,3 +535,54 @@ TEST(ResultsStore, SchemaMatchesGolden) {
   want << in.rdbuf();
   EXPECT_EQ(text, want.str());
 }
+
+// Processes started together on a shared store nobody created yet: one creates the schema, the
+// others wait for it and use it (none sees half a schema and takes it for a foreign database).
+TEST_P(ResultsStoreOn, ProcessesOpeningANewStoreTogetherAgreeOnItsSchema) {
+  if (GetParam() == store::backend::sqlite) GTEST_SKIP() << "a SQLite store has one writer at a time";
+  scratch_store s(GetParam(), "results-together");
+  for (int round = 0; round < 3; ++round) {
+    if (round > 0) exec(s.location(), "DROP TABLE jobs; DROP TABLE evaluations; DROP TABLE candidates; DROP TABLE problems; "
+                                      "DROP TABLE headroom_meta");
+    std::atomic<int> failed{0};
+    std::vector<std::thread> openers;
+    for (int i = 0; i < 8; ++i)
+      openers.emplace_back([&] {
+        try {
+          results_store store(s.location());
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << e.what();
+          ++failed;
+        }
+      });
+    for (auto& t : openers) t.join();
+    EXPECT_EQ(failed, 0);
+    EXPECT_EQ(meta(s.location(), "schema_version"), std::to_string(store::results_schema_version));
+  }
+}
+
+// The same tables and columns, in the same order, on PostgreSQL as in the SQLite golden schema: one
+// schema, translated type by type (connection::ddl), not a second one kept by hand.
+TEST(ResultsStore, PostgresqlHasTheSameTablesAndColumns) {
+  if (test::postgres_admin_url().empty()) GTEST_SKIP() << "no test PostgreSQL server (run through ctest)";
+  scratch_store lite(store::backend::sqlite, "results-columns");
+  scratch_store pg(store::backend::postgresql, "results-columns");
+  { results_store a(lite.location()), b(pg.location()); }
+  auto columns = [](const std::string& where, const std::string& sql) {
+    std::string out;
+    auto db = store::connection::open(store::location::parse(where), store::connection::access::read_only);
+    db->run(sql, {}, [&](const store::row& r) { out += std::string(r.text(0)) + "." + std::string(r.text(1)) + "\n"; });
+    return out;
+  };
+  const std::string from_sqlite =
+      columns(lite.location(), "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p "
+                               "WHERE m.type = 'table' ORDER BY m.name, p.cid");
+  const std::string from_postgres =
+      columns(pg.location(), "SELECT table_name, column_name FROM information_schema.columns WHERE "
+                             "table_schema = current_schema() ORDER BY table_name COLLATE \"C\", ordinal_position");
+  EXPECT_FALSE(from_sqlite.empty());
+  EXPECT_EQ(from_postgres, from_sqlite);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ResultsStoreOn,
+                         ::testing::Values(store::backend::sqlite, store::backend::postgresql), test::backend_test_name);
