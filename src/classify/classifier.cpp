@@ -2,13 +2,12 @@
 #include "headroom/classify/classifier.hpp"
 
 #include <deque>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "headroom/util/embedded.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/read_file.hpp"
 #include "rule.hpp"
 
 namespace headroom::classify {
@@ -56,12 +55,9 @@ classifier classifier::with_user_rules(const std::vector<std::filesystem::path>&
 }
 
 void classifier::add_rules_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot open rule file", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw input_error(fmt::format("{}: cannot read rule file", path.string()));
-  add_rules_text(text.str(), path.string());
+  const auto text = util::read_file(path);
+  if (!text) throw input_error(fmt::format("{}: cannot read rule file", path.string()));
+  add_rules_text(*text, path.string());
 }
 
 void classifier::add_rules_text(std::string_view toml, std::string_view origin) {

@@ -12,14 +12,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 
 #include "headroom/eval/jobs.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/read_file.hpp"
 
 namespace headroom::eval {
 namespace fs = std::filesystem;
@@ -112,13 +111,11 @@ evaluation imported_evaluation(simdjson::dom::element r, const eval_job& job, co
 kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector<problem_spec>& problems,
                                      const std::string& source) {
   const fs::path file = runs_dir / "eval_results.json";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: no such file (a KernelBench runs folder holds its eval_results.json)", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
+  const auto text = util::read_file(file);
+  if (!text) throw input_error(fmt::format("{}: no such file (a KernelBench runs folder holds its eval_results.json)", file.string()));
   simdjson::dom::parser parser;
   simdjson::dom::object by_problem;
-  const simdjson::padded_string padded(text.str());
+  const simdjson::padded_string padded(*text);
   if (parser.parse(padded).get_object().get(by_problem) != simdjson::SUCCESS)
     throw input_error(fmt::format("{}: not a JSON object keyed by problem id", file.string()));
   const std::string name = source.empty() ? runs_dir.filename().string() : source;

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "headroom/util/read_file.hpp"
 
 namespace headroom::eval {
 
@@ -36,12 +37,8 @@ std::optional<std::uint64_t> field(std::string_view text, std::string_view key) 
   return std::nullopt;
 }
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+// A cgroup file that is not there reads as empty: that level sets no limit.
+std::string read(const std::filesystem::path& p) { return util::read_file(p).value_or(std::string()); }
 
 // The cgroup folders whose limits apply to this process, from its own to the mount's root.
 std::vector<std::filesystem::path> cgroup_chain(const std::filesystem::path& mount, const std::string& own) {

@@ -9,11 +9,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -23,6 +21,7 @@
 #include "headroom/eval/jobs.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/read_file.hpp"
 #include "headroom/util/sha256.hpp"
 #include "candidate_sandbox.hpp"
 #include "compile_phase.hpp"
@@ -37,11 +36,9 @@ std::string sha256_hex(const std::string& bytes) { return util::sha256_hex(bytes
 namespace {
 
 std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw input_error(fmt::format("cannot read {}", p.string()));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  auto text = util::read_file(p);
+  if (!text) throw input_error(fmt::format("cannot read {}", p.string()));
+  return std::move(*text);
 }
 
 int visible_gpus() {

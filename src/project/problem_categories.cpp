@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "headroom/util/embedded.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/read_file.hpp"
 
 namespace headroom::project {
 
@@ -18,11 +17,9 @@ problem_categories problem_categories::with_defaults() {
 }
 
 void problem_categories::add_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("cannot read problem categories '{}'", path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  add_text(text.str(), path.string());
+  const auto text = util::read_file(path);
+  if (!text) throw input_error(fmt::format("cannot read problem categories '{}'", path.string()));
+  add_text(*text, path.string());
 }
 
 void problem_categories::add_text(std::string_view toml_text, std::string_view origin) {

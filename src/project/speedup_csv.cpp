@@ -4,13 +4,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "headroom/project/measured_speedups.hpp"
 #include "headroom/util/csv.hpp"
 #include "headroom/util/error.hpp"
+#include "headroom/util/read_file.hpp"
 
 namespace headroom::project {
 namespace {
@@ -148,11 +147,9 @@ std::vector<measured_source> read_distribution(const csv_context& c, const std::
 
 std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file, const std::optional<std::string>& source,
                                                const problem_categories& categories) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw input_error(fmt::format("cannot read speedups '{}'", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto table = util::parse_csv(text.str(), file.string());
+  const auto text = util::read_file(file);
+  if (!text) throw input_error(fmt::format("cannot read speedups '{}'", file.string()));
+  const auto table = util::parse_csv(*text, file.string());
   const csv_context c{table, file.string()};
   const std::string default_source = file.stem().string();
   std::vector<measured_source> all;

@@ -171,15 +171,22 @@ bool read_dim3(ondemand::value& v, std::uint32_t (&out)[3]) {
   return true;
 }
 
+// One field of an object as its raw key (for key_is) and its value; false when the JSON is malformed.
+bool split_field(simdjson::simdjson_result<ondemand::field>& field, const char*& key, ondemand::value& value) {
+  ondemand::raw_json_string raw;
+  if (field.key().get(raw) != simdjson::SUCCESS) return false;
+  if (field.value().get(value) != simdjson::SUCCESS) return false;
+  key = raw.raw();
+  return true;
+}
+
 bool read_args(ondemand::value& v, event_args& a, bool geometry) {
   ondemand::object obj;
   if (v.get_object().get(obj) != simdjson::SUCCESS) return true;  // args not an object: nothing to use
   for (auto field : obj) {
-    ondemand::raw_json_string key;
-    if (field.key().get(key) != simdjson::SUCCESS) return false;
+    const char* k = nullptr;
     ondemand::value value;
-    if (field.value().get(value) != simdjson::SUCCESS) return false;
-    const char* k = key.raw();
+    if (!split_field(field, k, value)) return false;
     switch (k[0]) {
       case 'd':
         if (key_is(k, "device")) a.device = integer_value(value);
@@ -238,11 +245,9 @@ bool kineto_event_mapper::map(ondemand::value event) {
   bool have_args = false;
 
   for (auto field : obj) {
-    ondemand::raw_json_string key;
-    if (field.key().get(key) != simdjson::SUCCESS) return false;
+    const char* k = nullptr;
     ondemand::value value;
-    if (field.value().get(value) != simdjson::SUCCESS) return false;
-    const char* k = key.raw();
+    if (!split_field(field, k, value)) return false;
     switch (k[0]) {
       case 'p':
         if (key_is(k, "ph")) {

@@ -17,6 +17,7 @@
 #include "headroom/trace/reader.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/store/sqlite.hpp"
+#include "geometry_columns.hpp"
 
 namespace headroom::trace {
 namespace sqlite = headroom::store::sqlite;
@@ -227,17 +228,7 @@ class nsys_reader {
       if (!name) t_.warn("a kernel's name is missing from StringIds; it reads as \"<unknown kernel>\"");
       a.name = name ? *name : t_.strings.intern("<unknown kernel>");
       t_.activities.push_back(a);
-      if (options_.launch_geometry) {
-        launch_geometry g;
-        for (int i = 0; i < 3; ++i) {
-          g.grid[i] = static_cast<std::uint32_t>(s.int64(10 + i));
-          g.block[i] = static_cast<std::uint32_t>(s.int64(13 + i));
-        }
-        g.registers_per_thread = static_cast<std::uint32_t>(s.int64(16));
-        g.static_shared_bytes = static_cast<std::uint32_t>(s.int64(17));
-        g.dynamic_shared_bytes = static_cast<std::uint32_t>(s.int64(18));
-        t_.geometry.push_back(g);
-      }
+      if (options_.launch_geometry) t_.geometry.push_back(geometry_columns(s, 10));
       row_done();
     }
   }

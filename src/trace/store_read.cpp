@@ -9,6 +9,7 @@
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/store/sqlite_connection.hpp"
+#include "geometry_columns.hpp"
 #include "store_schema.hpp"
 
 namespace headroom::trace {
@@ -148,17 +149,7 @@ class store_reader {
       a.bytes = static_cast<std::uint64_t>(s.int64(10));
       if (a.kind == activity_kind::memcpy) a.copy = parse(path_, "copy_kind", s.text(11), copy_kinds);
       t_.activities.push_back(a);
-      if (geometry_) {
-        launch_geometry g;
-        for (int d = 0; d < 3; ++d) {
-          g.grid[d] = static_cast<std::uint32_t>(s.int64(12 + d));
-          g.block[d] = static_cast<std::uint32_t>(s.int64(15 + d));
-        }
-        g.registers_per_thread = static_cast<std::uint32_t>(s.int64(18));
-        g.static_shared_bytes = static_cast<std::uint32_t>(s.int64(19));
-        g.dynamic_shared_bytes = static_cast<std::uint32_t>(s.int64(20));
-        t_.geometry.push_back(g);
-      }
+      if (geometry_) t_.geometry.push_back(geometry_columns(s, 12));
     }
   }
 

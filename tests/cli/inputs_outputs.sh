@@ -80,6 +80,9 @@ ln -s "$tmp/real.json" "$tmp/link.json"
 expect 2 "$bin" analyze "$gpt" --json -o "$tmp/link.json"
 grep -q 'symbolic link' "$tmp/err" || fail "writing through a link is not refused"
 [[ $(cat "$tmp/real.json") == keep ]] || fail "the link's target was written"
+expect 2 "$bin" export "$gpt" -o "$tmp/link.json"
+grep -q 'symbolic link' "$tmp/err" || fail "export writing through a link is not refused"
+[[ $(cat "$tmp/real.json") == keep ]] || fail "export wrote the link's target"
 cp "$gpt" "$tmp/x.json.gz"
 expect 2 "$bin" export "$tmp/x.json.gz" -o "$tmp/x.json.gz"
 grep -q 'is also an input' "$tmp/err" || fail "export X -o X is not refused"
@@ -94,6 +97,20 @@ grep -q 'No space left on device' "$tmp/err" || fail "-o /dev/full: no reason gi
 [[ $? == 2 ]] && grep -q 'standard output' "$tmp/err" || fail "analyze > /dev/full is not an error"
 "$bin" classify --list-rules >/dev/full 2>"$tmp/err"
 [[ $? == 2 ]] || fail "classify --list-rules > /dev/full did not exit 2"
+grep -q '^headroom: cannot write standard output' "$tmp/err" || fail "classify --list-rules > /dev/full: $(cat "$tmp/err")"
+expect 2 "$bin" project "$gpt" --speedup 2 -o /dev/full
+grep -q 'No space left on device' "$tmp/err" || fail "project -o /dev/full: no reason given"
+# stats over a results store made from the schema's golden file (it holds no evaluations, and
+# --json still has a document to write).
+sqlite3 "$tmp/results.sqlite" <"$src/tests/cpu/store/golden/results_schema.sql" &&
+  sqlite3 "$tmp/results.sqlite" "INSERT INTO headroom_meta VALUES ('kind', 'eval-results'), ('schema_version', '3'), ('created_by', 'test')" ||
+  fail "no results store to read"
+expect 0 "$bin" stats "$tmp/results.sqlite" --json -o "$tmp/stats.json"
+grep -q '"sources": \[\]' "$tmp/stats.json" || fail "stats of an empty store: $(cat "$tmp/stats.json")"
+expect 2 "$bin" stats "$tmp/results.sqlite" --json -o /dev/full
+grep -q 'No space left on device' "$tmp/err" || fail "stats -o /dev/full: no reason given"
+"$bin" stats "$tmp/results.sqlite" --json >/dev/full 2>"$tmp/err"
+[[ $? == 2 ]] && grep -q 'standard output' "$tmp/err" || fail "stats > /dev/full is not an error"
 echo old >"$tmp/big.json"
 (ulimit -f 8; trap '' XFSZ; exec "$bin" export "$gpt" -o "$tmp/big.json") 2>"$tmp/err" >/dev/null
 [[ $? == 2 ]] && grep -q 'File too large' "$tmp/err" || fail "a write over the file size limit is not an error"
@@ -122,6 +139,13 @@ if [[ -x "$(dirname "$bin")/headroom-worker" ]]; then
   expect 2 "$bin" audit "$src/suites/adversarial/problems/relu.py" --device cpu --cache /proc/headroom-cache
   grep -q '^headroom: error: .*/proc/headroom-cache' "$tmp/err" || fail "--cache on /proc: $(cat "$tmp/err")"
   grep -q 'terminate called' "$tmp/err" && fail "--cache on /proc: an uncaught exception"
+  # The audit's table to a full device (it needs a Python that imports torch).
+  python=${HEADROOM_PYTHON:-/usr/bin/python3}
+  if "$python" -c "import torch" 2>/dev/null; then
+    "$bin" audit "$src/suites/adversarial/problems/relu.py" --device cpu --python "$python" --cache "$tmp/cache" \
+      >/dev/full 2>"$tmp/err"
+    [[ $? == 2 ]] && grep -q 'standard output' "$tmp/err" || fail "audit > /dev/full is not an error: $(cat "$tmp/err")"
+  fi
 fi
 
 # A killed import leaves nothing beside its target, whenever it is killed.
