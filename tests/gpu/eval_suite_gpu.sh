@@ -5,10 +5,7 @@
 # folder. Skips (77) without a GPU or without a Python that can import torch with CUDA.
 set -uo pipefail
 headroom=$1 src=$2
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-python=${HEADROOM_PYTHON:-$(command -v python3)}
-"$python" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null ||
-  { echo "$python has no CUDA PyTorch: skipped"; exit 77; }
+source "$(dirname "$0")/lib/cuda_torch.sh"
 # --run-timeout 30: the longest CUDA case took 10.6 s in all on the H200; hang_forever
 # waits the whole timeout, so it sets most of this test's device time.
 # EVAL_SUITE_DIR keeps the store, cache and output there (a later run continues from the store);

@@ -5,10 +5,7 @@
 # folder. Skips (77) without a GPU or without a Python whose PyTorch has CUDA.
 set -uo pipefail
 headroom=$1 src=$2
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-python=${HEADROOM_PYTHON:-$(command -v python3)}
-"$python" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null ||
-  { echo "$python has no CUDA PyTorch: skipped"; exit 77; }
+source "$(dirname "$0")/lib/cuda_torch.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$headroom" profile -o "$tmp/t.sqlite" -- "$python" "$src/workloads/dlrm.py" --mode infer --steps 20 >"$tmp/log" 2>&1 ||

@@ -16,18 +16,9 @@
 namespace headroom::trace {
 namespace {
 
-class DetectFormat : public ::testing::Test {
+class DetectFormat : public testing::scratch_folder {
  protected:
-  std::filesystem::path dir_ =
-      std::filesystem::temp_directory_path() / fmt::format("headroom_detect_{}", ::getpid());
-  void SetUp() override { std::filesystem::create_directories(dir_); }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::filesystem::path write(const std::string& name, const std::string& bytes) {
-    const auto p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
+  DetectFormat() : scratch_folder("headroom_detect") {}
 
   std::filesystem::path sqlite_with(const std::string& name, const std::string& table) {
     const auto p = dir_ / name;

@@ -5,7 +5,10 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
 #include <zlib.h>
+
+#include <gtest/gtest.h>
 
 namespace headroom::trace::testing {
 
@@ -52,5 +55,23 @@ inline std::string gzip(const std::string& text) {
   deflateEnd(&z);
   return out;
 }
+
+// A test fixture with a scratch folder of its own (the system's temporary folder, `tag` and the
+// process id), made before each test and removed after it; write() puts a file there.
+class scratch_folder : public ::testing::Test {
+ protected:
+  explicit scratch_folder(const std::string& tag)
+      : dir_(std::filesystem::temp_directory_path() / (tag + "_" + std::to_string(::getpid()))) {}
+  void SetUp() override { std::filesystem::create_directories(dir_); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path write(const std::string& name, const std::string& bytes) {
+    const auto p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+
+  std::filesystem::path dir_;
+};
 
 }  // namespace headroom::trace::testing

@@ -35,17 +35,9 @@ std::string kineto(int kernels, const std::string& name = "k") {
   return json + "]}";
 }
 
-class ReadTraces : public ::testing::Test {
+class ReadTraces : public testing::scratch_folder {
  protected:
-  std::filesystem::path dir_ = std::filesystem::temp_directory_path() / fmt::format("headroom_inputs_{}", ::getpid());
-  void SetUp() override { std::filesystem::create_directories(dir_); }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::filesystem::path write(const std::string& name, const std::string& bytes) {
-    const auto p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
+  ReadTraces() : scratch_folder("headroom_inputs") {}
 
   static std::string error_of(const std::vector<std::filesystem::path>& files, const inputs_options& o = {}) {
     try {
