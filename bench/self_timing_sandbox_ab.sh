@@ -5,7 +5,9 @@
 # usage: bench/self_timing_sandbox_ab.sh HEADROOM [PROBLEM.py] [REPS] [-- EVAL_ARGS...]
 #   PROBLEM.py: default bench/self_timing/19_relu.py; EVAL_ARGS: default --max-time 1
 #   AB_THREADS: the intra-op thread settings to cross with the two modes, e.g. "default 1" (default:
-#   "default", PyTorch's own choice; a number sets OMP_NUM_THREADS for the parent and both workers)
+#   "default", PyTorch's own choice; a number sets OMP_NUM_THREADS for the parent and both workers);
+#   AB_MODES: "sandbox no-sandbox" (default) or one of them; AB_ENVS: settings to cross as well, each
+#   "-" (none) or NAME=VALUE[,NAME=VALUE...] (default "-")
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 headroom=${1:?HEADROOM}; shift
@@ -16,6 +18,8 @@ args=("$@"); [[ ${#args[@]} -eq 0 ]] && args=(--max-time 1)
 python=${HEADROOM_PYTHON:-/usr/bin/python3}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 read -ra thread_settings <<<"${AB_THREADS:-default}"
+read -ra modes <<<"${AB_MODES:-sandbox no-sandbox}"
+read -ra env_settings <<<"${AB_ENVS:--}"
 vuln=/sys/devices/system/cpu/vulnerabilities
 echo "$(nproc) CPUs; torch intra-op threads $("$python" -c 'import torch; print(torch.get_num_threads())'); $(date -u +%F)"
 echo "kernel $(uname -r); spec_store_bypass: $(cat $vuln/spec_store_bypass 2>/dev/null); spectre_v2: $(cat $vuln/spectre_v2 2>/dev/null)"
@@ -43,26 +47,29 @@ for threads in "${thread_settings[@]}"; do
   echo "inside the sandbox:  $("$sandbox" "${binds[@]}" --tmpfs /tmp 268435456 --setenv PATH=/usr/bin:/bin "${setenv[@]}" \
     -- "$(command -v "$python")" -c "$micro" 2>&1 | tail -1)"
 done
-echo "| threads | mode | rep | load at start | speedup | paired rounds | paired spread | candidate median ms | reference median ms |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| threads | settings | mode | rep | load at start | speedup | paired rounds | paired spread | candidate median ms | reference median ms |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for r in $(seq 1 "$reps"); do
   for threads in "${thread_settings[@]}"; do
-    for mode in sandbox no-sandbox; do
+   for setting in "${env_settings[@]}"; do
+    for mode in "${modes[@]}"; do
       extra=(); [[ $mode == no-sandbox ]] && extra=(--no-sandbox)
       env=(); [[ $threads != default ]] && env=(OMP_NUM_THREADS="$threads")
+      [[ $setting != - ]] && { IFS=, read -ra more <<<"$setting"; env+=("${more[@]}"); }
       load=$(cut -d' ' -f1 /proc/loadavg)
-      db=$work/$threads-$mode-$r.sqlite
+      db=$work/$threads-${setting//[^A-Za-z0-9]/_}-$mode-$r.sqlite
       env "${env[@]}" "$headroom" eval "$problem" --reference-as-candidate --device cpu --python "$python" --force \
         --db "$db" --cache "$work/cache" "${args[@]}" "${extra[@]}" >/dev/null 2>"$work/err" ||
         { tail -5 "$work/err"; continue; }
-      python3 - "$db" "$threads" "$mode" "$r" "$load" <<'PY'
+      python3 - "$db" "$threads" "$setting" "$mode" "$r" "$load" <<'PY'
 import sqlite3, sys
-db, threads, mode, rep, load = sys.argv[1:]
+db, threads, setting, mode, rep, load = sys.argv[1:]
 for s, n, spread, c, e in sqlite3.connect(db).execute(
         "select speedup, paired_rounds, paired_spread, candidate_median_ms, eager_median_ms from evaluations"):
     f = lambda v, d=3: "-" if v is None else f"{v:.{d}f}"
-    print(f"| {threads} | {mode} | {rep} | {load} | {f(s)} | {n if n is not None else '-'} | {f(spread)} | {f(c)} | {f(e)} |")
+    print(f"| {threads} | {setting} | {mode} | {rep} | {load} | {f(s)} | {n if n is not None else '-'} | {f(spread)} | {f(c)} | {f(e)} |")
 PY
     done
+   done
   done
 done

@@ -176,6 +176,11 @@ sandbox::policy candidate_policy(const eval_options& o, const std::string& devic
   for (const auto& [k, v] : env) vars[k] = v;
   for (const auto& [k, v] : vars) p.environment.push_back(k + "=" + v);
   p.workdir = "/tmp";
+  // An evaluation worker writes its answers' tensors into shared regions, files to the kernel: a
+  // file-size limit below the largest answer (a 4 GiB output, whole in the first timed call's
+  // reply) ends the worker by SIGXFSZ. The memory budget bounds everything held for a problem, so
+  // it bounds every region too; the writable folders keep their own caps (scratch above).
+  if (!compile) p.limits.file_bytes = std::max(p.limits.file_bytes, o.memory_budget);
   return p;
 }
 

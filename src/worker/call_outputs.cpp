@@ -8,6 +8,28 @@
 #include "worker/output_memory.hpp"
 
 namespace headroom::worker {
+namespace {
+
+// The memory a tensor's elements span, views and strides as they are.
+output_extent extent_of(const dlpack::tensor& t) {
+  std::size_t element = t.dtype.bits / 8 * t.dtype.lanes;
+  std::int64_t last = 0;  // the farthest element's offset, in elements
+  bool empty = false;
+  for (std::int32_t d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] == 0) empty = true;
+    std::int64_t stride = t.strides ? t.strides[d] : 1;
+    if (!t.strides)
+      for (std::int32_t e = d + 1; e < t.ndim; ++e) stride *= t.shape[e];
+    if (t.shape[d] > 0) last += (t.shape[d] - 1) * stride;
+  }
+  output_extent x;
+  x.begin = static_cast<const char*>(t.data) + t.byte_offset;
+  x.bytes = empty ? 0 : static_cast<std::size_t>(last + 1) * element;
+  x.on_device = t.dev.type == dlpack::cuda;
+  return x;
+}
+
+}  // namespace
 
 // The blocks the allocators hand out during a candidate's call are logged (output_memory.hpp).
 void worker::begin_allocation_log() {
@@ -40,22 +62,7 @@ std::string worker::foreign_outputs(PyObject* value, std::string& not_tensor) {
       PyErr_Clear();
       return fmt::format("output {} could not be inspected", i);
     }
-    const dlpack::tensor& t = mt->dl_tensor;
-    std::size_t element = t.dtype.bits / 8 * t.dtype.lanes;
-    std::int64_t last = 0;  // the farthest element's offset, in elements
-    bool empty = false;
-    for (std::int32_t d = 0; d < t.ndim; ++d) {
-      if (t.shape[d] == 0) empty = true;
-      std::int64_t stride = t.strides ? t.strides[d] : 1;
-      if (!t.strides)
-        for (std::int32_t e = d + 1; e < t.ndim; ++e) stride *= t.shape[e];
-      if (t.shape[d] > 0) last += (t.shape[d] - 1) * stride;
-    }
-    output_extent x;
-    x.begin = static_cast<const char*>(t.data) + t.byte_offset;
-    x.bytes = empty ? 0 : static_cast<std::size_t>(last + 1) * element;
-    x.on_device = t.dev.type == dlpack::cuda;
-    extents.push_back(x);
+    extents.push_back(extent_of(mt->dl_tensor));
   }
   return check_output_memory(extents, cpu_allocations(), poison_.get());
 }
@@ -89,6 +96,23 @@ std::string worker::sketch_outputs(PyObject* result, std::uint64_t seed) {
     out += "]";
   }
   return out + "]";
+}
+
+void worker::evict_outputs(PyObject* result) {
+  py_ref caps = call("output_capsules", {result});
+  if (!caps || !PyList_Check(caps.get())) {
+    PyErr_Clear();
+    return;
+  }
+  for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
+    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyList_GetItem(caps.get(), i), dlpack::capsule_name));
+    if (!mt) {
+      PyErr_Clear();
+      continue;
+    }
+    output_extent x = extent_of(mt->dl_tensor);
+    if (!x.on_device) dev_->evict(x.begin, x.bytes);
+  }
 }
 
 }  // namespace headroom::worker

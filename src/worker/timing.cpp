@@ -120,6 +120,9 @@ void worker::time(simdjson::dom::element req) {
     call_plan plan = ask_call(i, sets.size());
     built_inputs in = fresh_inputs(sets[plan.set], pristine[plan.set], plan.seed, symmetric);
     dev_->flush_caches();
+    // The fresh inputs were just written: out of every cache, whatever its size (device::evict).
+    for (std::size_t m = 0; m < in.data.size() && m < sets[plan.set].size(); ++m)
+      dev_->evict(in.data[m], sets[plan.set][m].bytes);
     // The parent notes the call's start and end by its own clock (timing_log.hpp).
     simdjson::dom::parser announce;
     ask_parent(announce, "start", i);
@@ -203,6 +206,9 @@ void worker::time(simdjson::dom::element req) {
       checked_bytes += static_cast<double>(out_payload.size() - before);
       checked += fmt::format(R"({}{{"call":{},"set":{},"outputs":[{}]}})", checked.empty() ? "" : ",", i, plan.set, metas);
     }
+    // The outputs' memory is the next call's, most likely: the sketch and the copy above must not
+    // leave it in caches (the sketch reads it on every core) for one worker's calls and not the other's.
+    if (!dev_->is_cuda()) evict_outputs(result.get());
     double elapsed = begin ? (host_ms() - *begin) / 1000.0 : 0;
     if (!warm && samples.done(rule, elapsed)) break;
     // Past three times the time asked for: give up with what there is, once it is half the fewest

@@ -196,6 +196,9 @@ class worker {
   // The sketches of a result's outputs, as JSON: one array of sketch_width numbers per output (null
   // for a value that is not finite).
   std::string sketch_outputs(PyObject* result, std::uint64_t seed);
+  // Evicts a result's outputs from the caches (device::evict): whatever the worker did with them
+  // after the call (a sketch read on many cores, a copy) leaves nothing for the next call.
+  void evict_outputs(PyObject* result);
 
   // forward's result as a Python list of its outputs.
   py_ref result_list(PyObject* result);

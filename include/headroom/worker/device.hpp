@@ -43,6 +43,12 @@ class device {
   virtual void synchronize() = 0;
   // Evicts the caches before a sample.
   virtual void flush_caches() = 0;
+  // Evicts `bytes` of memory at `p` from every cache of every core (a device whose flush_caches
+  // evicts everything needs nothing more: the default does nothing).
+  virtual void evict(const void* p, std::size_t bytes) {
+    (void)p;
+    (void)bytes;
+  }
 
   // A timed region: start_timer(), the call, call_returned(), stop_timer(). The wall clock runs from
   // before the call to after a device-wide synchronisation; the tail from the timed stream's end to

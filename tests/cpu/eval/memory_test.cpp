@@ -2,8 +2,13 @@
 // "Memory"): the default budget read from /proc/meminfo and the memory cgroup's files, and the plan
 // that keeps trials while they fit, then makes them again, then times fewer sets, then refuses.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
 
 #include "headroom/eval/memory_budget.hpp"
+#include "candidate_sandbox.hpp"
 #include "memory_plan.hpp"
 
 namespace headroom::eval {
@@ -94,6 +99,27 @@ TEST(MemoryPlan, GrowsWithTheProblemItsSetsAndItsTiming) {
   // when it does not keep them.
   for (int trials : {1, 4, 16})
     EXPECT_LE(estimate_memory({gib, gib}, trials, 3, false).parent, 2 * (2 * gib));
+}
+
+// A 4 GiB output, whole in the reply of the first timed call, goes through a shared region: with
+// the sandbox's 2 GiB file-size limit the candidate's worker was killed by SIGXFSZ (`crash`) on
+// the H200 machine's 4 GiB problem. An evaluation worker's limit covers the memory budget; a
+// compile worker keeps the default, its build folder being the only place it writes to.
+TEST(MemoryBudget, ACandidatesEvaluationWorkerMayWriteAnswersAsLargeAsTheBudget) {
+  const std::filesystem::path cache =
+      std::filesystem::temp_directory_path() / ("headroom-memory-test-" + std::to_string(::getpid()));
+  eval_options o;
+  o.cache = cache;
+  o.memory_budget = 6ull << 30;
+  candidate_spec c;
+  c.hash = "0123456789abcdef";
+  c.text = "class ModelNew: pass\n";
+  const std::uint64_t default_limit = sandbox::policy{}.limits.file_bytes;
+  EXPECT_GE(candidate_policy(o, "cpu", c, false, {}).limits.file_bytes, o.memory_budget);
+  EXPECT_EQ(candidate_policy(o, "cpu", c, true, {}).limits.file_bytes, default_limit);
+  o.memory_budget = 1ull << 30;  // a budget below the default never lowers it
+  EXPECT_EQ(candidate_policy(o, "cpu", c, false, {}).limits.file_bytes, default_limit);
+  std::filesystem::remove_all(cache);
 }
 
 }  // namespace
