@@ -66,7 +66,7 @@ call_overhead measure_overhead(const std::vector<timed_call>& calls, const timin
 }
 
 std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log) {
-  if (log.out_of_order()) return "the worker asked for its calls' plans out of order";
+  if (!log.irregular().empty()) return log.irregular();
   if (calls.empty()) return "an answer without the calls it timed";
   constexpr double slack_ms = 0.05;
   std::set<std::size_t> seen;

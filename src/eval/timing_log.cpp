@@ -17,14 +17,18 @@ void timing_log::start(std::size_t sets) {
   sets_of_.clear();
   start_ms_.clear();
   done_ms_.clear();
-  out_of_order_ = false;
+  irregular_.clear();
+}
+
+void timing_log::note_irregular(std::string what) {
+  if (irregular_.empty()) irregular_ = std::move(what);
 }
 
 std::string timing_log::plan(std::int64_t call) {
   if (call < 0) call = 0;
   auto c = static_cast<std::size_t>(call);
   if (c < seeds_.size()) return fmt::format(R"("set":{},"seed":{})", sets_of_[c], seeds_[c]);
-  if (c != seeds_.size()) out_of_order_ = true;
+  if (c != seeds_.size()) note_irregular(fmt::format("the worker asked for call {}'s plan out of order", c));
   while (seeds_.size() <= c) {  // a skipped call gets a plan too, never used
     sets_of_.push_back(seeds_.size() % sets_);
     seeds_.push_back(rng_() & 0x7fffffffffffffffull);  // JSON integers of 63 bits
@@ -36,15 +40,22 @@ std::string timing_log::plan(std::int64_t call) {
 
 std::string timing_log::started(std::int64_t call) {
   double t = now_ ? now_() : now_ms();
-  if (!planned(call)) out_of_order_ = true;
-  else if (start_ms_[static_cast<std::size_t>(call)] < 0) start_ms_[static_cast<std::size_t>(call)] = t;
+  if (!planned(call)) note_irregular(fmt::format("call {} was announced to start before its plan was asked for", call));
+  else if (start_ms_[static_cast<std::size_t>(call)] >= 0)
+    note_irregular(fmt::format("call {} was announced to start twice", call));
+  else start_ms_[static_cast<std::size_t>(call)] = t;
   return R"("ok":true)";
 }
 
 std::string timing_log::done(std::int64_t call) {
   double t = now_ ? now_() : now_ms();
-  if (!planned(call) || start_ms_[static_cast<std::size_t>(call)] < 0) out_of_order_ = true;
-  else if (done_ms_[static_cast<std::size_t>(call)] < 0) done_ms_[static_cast<std::size_t>(call)] = t;
+  if (!planned(call) || start_ms_[static_cast<std::size_t>(call)] < 0)
+    note_irregular(fmt::format("call {} was announced done before it was announced to start", call));
+  else if (done_ms_[static_cast<std::size_t>(call)] >= 0)
+    // The harness announces each call's end once, after the call: a second announcement is one
+    // written from inside the call (early, to shorten the parent's interval) besides the harness's.
+    note_irregular(fmt::format("call {} was announced done twice", call));
+  else done_ms_[static_cast<std::size_t>(call)] = t;
   return R"("ok":true)";
 }
 

@@ -33,7 +33,9 @@ class timing_log {
   // From the start of call `call` to its end, by the parent's clock, in ms (-1 when the worker did
   // not announce both): an upper bound on the call's own time.
   double interval_ms(std::size_t call) const;
-  bool out_of_order() const { return out_of_order_; }
+  // Empty, or the first announcement out of the harness's order: a plan asked out of turn, a start
+  // or an end announced twice, or an end before its start (contradicted_times: tampering).
+  const std::string& irregular() const { return irregular_; }
   // The clock the log reads, in ms (the steady clock; tests give their own).
   void set_clock(std::function<double()> now) { now_ = std::move(now); }
 
@@ -42,8 +44,9 @@ class timing_log {
   std::vector<std::uint64_t> seeds_;
   std::vector<std::size_t> sets_of_;
   std::vector<double> start_ms_, done_ms_;
-  bool out_of_order_ = false;
+  std::string irregular_;
   std::mt19937_64 rng_{std::random_device{}()};
+  void note_irregular(std::string what);
   std::function<double()> now_;
 };
 

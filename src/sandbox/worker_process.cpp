@@ -97,7 +97,14 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid_ == 0) {
-    setpgid(0, 0);  // its own group: a timeout kills the worker (or its sandbox) and anything it started
+    // Its own session, and so its own process group: a timeout kills the worker (or its sandbox)
+    // and anything it started. The session also gives it a scheduling group of its own where the
+    // kernel groups tasks by session (autogroup): a sandboxed program starts a session of its own
+    // (init_process.cpp), and a worker left in the judge's session competed for the CPU beside the
+    // judge's other work, where the candidate's competed as a group of one (a compile in the
+    // judge's session slowed the candidate's timed calls and not the reference's: docs/eval.md,
+    // "Paired rounds"). Every worker in a session of its own, the two sides compete alike.
+    setsid();
     // An interrupted `headroom eval` must not leave a hung candidate running.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     int null_fd = ::open("/dev/null", O_RDONLY);
@@ -125,7 +132,8 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
     execve(exe.c_str(), argv.data(), envp.data());
     _exit(127);
   }
-  setpgid(pid_, pid_);
+  // No setpgid here (as the other launchers do, whichever runs first): a process group leader
+  // cannot start a session. Until the child's setsid, kill_group's kill(pid) still reaches it.
   ::close(log_fd);
   ::close(down[0]);
   ::close(up[1]);

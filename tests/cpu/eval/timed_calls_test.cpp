@@ -106,9 +106,29 @@ TEST(TimingLog, PlansNameEverySetInTurnAndRepeatForTheSameCall) {
   EXPECT_EQ(log.set(1), 1u);
   EXPECT_EQ(log.set(2), 2u);
   EXPECT_NE(log.seed(0), log.seed(1));
-  EXPECT_FALSE(log.out_of_order());
+  EXPECT_EQ(log.irregular(), "");
   log.answer("call", 7);
-  EXPECT_TRUE(log.out_of_order());
+  EXPECT_NE(log.irregular().find("out of order"), std::string::npos);
+}
+
+// A candidate holding the worker's channel can announce its call's end itself, early, so that the
+// parent's interval around the call looks short; the harness's own announcement comes after the
+// call all the same, and the second is tampering (as is an end before any start).
+TEST(TimingLog, AnEndAnnouncedTwiceOrBeforeItsStartIsTampering) {
+  timing_log early = log_of(2, 1.0);
+  early.answer("done", 1);
+  EXPECT_NE(contradicted_times({call(0, 0.9, 0.1, 1.0), call(1, 0.9, 0.1, 1.0)}, early).find("call 1 was announced done twice"),
+            std::string::npos);
+  timing_log twice = log_of(1, 1.0);
+  twice.answer("start", 0);
+  EXPECT_NE(contradicted_times({call(0, 0.9, 0.1, 1.0)}, twice).find("start twice"), std::string::npos);
+  timing_log before;
+  before.start(1);
+  before.answer("call", 0);
+  before.answer("done", 0);
+  EXPECT_NE(contradicted_times({call(0, 0.9, 0.1, 1.0)}, before).find("before it was announced to start"),
+            std::string::npos);
+  EXPECT_EQ(contradicted_times({call(0, 0.9, 0.1, 1.0), call(1, 0.9, 0.1, 1.0)}, log_of(2, 1.0)), "");
 }
 
 TEST(TimedCalls, HonestTimesAgreeWithTheParentsClock) {
