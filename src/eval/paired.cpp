@@ -124,10 +124,11 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
   const int cpu = claim.cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // Both workers keep the timing sets already; the reference's times its eager model (the compiled
-  // baseline's, when there is one, replaced it for timing).
+  // baseline's, when there is one, replaced it for timing) and mirrors the candidate's work between
+  // calls (the output checks and sketches, done and not sent: timing.cpp's timing_settings::mirror).
   const std::string candidate_request = timing_request(turn, ref, true, held, sketch_seed) + pin;
   const std::string reference_request =
-      timing_request(turn, ref, false, held) + pin + R"(,"eager":true)";
+      timing_request(turn, ref, true, held, sketch_seed) + pin + R"(,"eager":true,"mirror":true)";
 
   paired_result failed;
   if (!ref.worker) {

@@ -37,6 +37,11 @@ struct timing_settings {
   std::uint64_t sketch_seed = 0;  // nonzero: every kept call's outputs are sketched under it
   // Launches held behind a gate (device.hpp): the events measure device time, not dispatch.
   bool hold = false;
+  // The reference's worker in a paired turn: it does between its calls all a candidate's worker
+  // does (the output-memory check, the sketch, the copies of outputs sent back whole) and sends
+  // none of it, so that whatever that work costs the next call (caches, the scheduler's account of
+  // the worker, Python's collector) is the same on both sides.
+  bool mirror = false;
 };
 
 timing_settings read_timing_settings(simdjson::dom::element req, bool cuda) {
@@ -53,6 +58,7 @@ timing_settings read_timing_settings(simdjson::dom::element req, bool cuda) {
     for (simdjson::dom::element x : sym) t.symmetric.push_back(x.get_uint64().value());
   if (req["sketch_seed"].get_uint64().get(t.sketch_seed)) t.sketch_seed = 0;
   if (cuda && req["hold"].get_bool().get(t.hold)) t.hold = false;
+  if (req["mirror"].get_bool().get(t.mirror)) t.mirror = false;
   return t;
 }
 
@@ -142,10 +148,11 @@ void worker::time(simdjson::dom::element req) {
     ask_parent(announce, "done", i);
     // Every timed call's result is checked as a checked call's is: tensors, in memory the call
     // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
-    if (check_memory_) {
+    if (check_memory_ || settings.mirror) {
       std::string not_tensor;
       std::string foreign = foreign_outputs(result.get(), not_tensor);
-      if (!not_tensor.empty() || !foreign.empty()) {
+      // A mirror's outcome is not a verdict: a reference may return what it did not allocate.
+      if (check_memory_ && (!not_tensor.empty() || !foreign.empty())) {
         release();
         return reply(fmt::format(R"("ok":true,"{}":{},"call":{})", not_tensor.empty() ? "foreign" : "invalid",
                                  json_string(not_tensor.empty() ? foreign : not_tensor), i));
@@ -218,6 +225,10 @@ void worker::time(simdjson::dom::element req) {
   }
   release();
   ++time_requests_;
+  if (settings.mirror) {  // done, not sent
+    out_payload.clear();
+    checked.clear();
+  }
   timing_summary s = samples.summarize(empty);
   if (trace_)
     std::fprintf(stderr, "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
