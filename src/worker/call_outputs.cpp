@@ -42,10 +42,9 @@ void worker::end_allocation_log() {
   if (poison_) poison_->end_log();
 }
 
-// Where the outputs of `value` (forward's result) live: empty when every one is memory the
-// allocators handed out during the call just logged; otherwise why not. `not_tensor` receives
-// the message when the result is not tensors at all.
-std::string worker::foreign_outputs(PyObject* value, std::string& not_tensor) {
+// The memory each output of `value` (forward's result) spans, into `extents`; empty, or why the
+// outputs could not be inspected. `not_tensor` receives the message when the result is not tensors.
+std::string worker::output_extents(PyObject* value, std::vector<output_extent>& extents, std::string& not_tensor) {
   py_ref caps = call("output_capsules", {value});
   if (!caps) {
     python_error e = take_python_error(nullptr);
@@ -55,7 +54,6 @@ std::string worker::foreign_outputs(PyObject* value, std::string& not_tensor) {
     not_tensor = to_string(caps.get());
     return {};
   }
-  std::vector<output_extent> extents;
   for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
     auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyList_GetItem(caps.get(), i), dlpack::capsule_name));
     if (!mt) {
@@ -64,6 +62,14 @@ std::string worker::foreign_outputs(PyObject* value, std::string& not_tensor) {
     }
     extents.push_back(extent_of(mt->dl_tensor));
   }
+  return {};
+}
+
+// Where the outputs of `value` live: empty when every one is memory the allocators handed out
+// during the call just logged; otherwise why not.
+std::string worker::foreign_outputs(PyObject* value, std::string& not_tensor) {
+  std::vector<output_extent> extents;
+  if (std::string why = output_extents(value, extents, not_tensor); !why.empty() || !not_tensor.empty()) return why;
   return check_output_memory(extents, cpu_allocations(), poison_.get());
 }
 
@@ -99,20 +105,11 @@ std::string worker::sketch_outputs(PyObject* result, std::uint64_t seed) {
 }
 
 void worker::evict_outputs(PyObject* result) {
-  py_ref caps = call("output_capsules", {result});
-  if (!caps || !PyList_Check(caps.get())) {
-    PyErr_Clear();
-    return;
-  }
-  for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
-    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyList_GetItem(caps.get(), i), dlpack::capsule_name));
-    if (!mt) {
-      PyErr_Clear();
-      continue;
-    }
-    output_extent x = extent_of(mt->dl_tensor);
+  std::vector<output_extent> extents;
+  std::string not_tensor;
+  output_extents(result, extents, not_tensor);  // what could not be inspected is not evicted
+  for (const output_extent& x : extents)
     if (!x.on_device) dev_->evict(x.begin, x.bytes);
-  }
 }
 
 }  // namespace headroom::worker

@@ -33,6 +33,8 @@
 
 namespace headroom::worker {
 
+struct output_extent;  // output_memory.hpp
+
 using sandbox::prefault;
 using sandbox::read_message;
 using sandbox::read_result;
@@ -149,6 +151,8 @@ class worker {
   // allocators handed out during the call just logged; otherwise why not. `not_tensor` receives
   // the message when the result is not tensors at all.
   std::string foreign_outputs(PyObject* value, std::string& not_tensor);
+  // The memory each output spans (call_outputs.cpp): empty, or why the outputs could not be inspected.
+  std::string output_extents(PyObject* value, std::vector<output_extent>& extents, std::string& not_tensor);
 
   void set_poison(int byte);
 
