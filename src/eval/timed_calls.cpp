@@ -74,8 +74,9 @@ std::string contradicted_times(const std::vector<timed_call>& calls, const timin
     if (!log.planned(static_cast<std::int64_t>(c.call)))
       return fmt::format("call {} was reported but never asked for", c.call);
     if (!seen.insert(c.call).second) return fmt::format("call {} was reported twice", c.call);
-    // The device's events and the host's clock are two clocks: the start event is queued just before
-    // the host reads its clock, so a call's device time may pass its wall clock by some microseconds.
+    // The device's events lie inside the call's wall clock (the host reads its clock before it
+    // records the start event, and after the device's synchronisation); the two are different
+    // clocks, so the bound allows their rates to differ by 2% and their readings by 20 us.
     if (c.event_ms > c.wall_ms * 1.02 + 0.02 || c.host_ms > c.wall_ms + 1e-3)
       return fmt::format("call {}: device {:.4g} ms or host {:.4g} ms longer than its wall clock {:.4g} ms", c.call,
                          c.event_ms, c.host_ms, c.wall_ms);
