@@ -53,11 +53,12 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const eval
       j.fail(verdict::incorrect, "tampering", std::string("the timing answer: ") + e.what());
       return false;
     }
-    if (std::string why = contradicted_times(calls, s.last_timing()); !why.empty()) {
+    const call_overhead reference{ref.call_overhead_ms, ref.wall_gap_ms};
+    if (std::string why = contradicted_times(calls, s.last_timing(), reference); !why.empty()) {
       j.fail(verdict::incorrect, "tampering", "the timing answer contradicts what the parent saw: " + why);
       return false;
     }
-    if (std::string why = unconfirmed_times(calls, s.last_timing(), {ref.call_overhead_ms, ref.wall_gap_ms});
+    if (std::string why = unconfirmed_times(calls, reference);
         !why.empty() && !unconfirmed_flagged) {
       j.flag("timing_unconfirmed", why);
       unconfirmed_flagged = true;

@@ -87,13 +87,21 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
   // Nothing of another candidate runs while this request measures: every other sandbox is stopped.
   std::optional<sandbox::freeze_others> frozen;
   if (gate_use_of(fields) == gate_use::exclusive) frozen.emplace(process_.get());
-  // A timing request's worker asks for each call's plan (timing_log.hpp) just before the call.
+  // A timing request's worker asks for each call's plan (timing_log.hpp) just before the call, and
+  // announces each call's start and end on its stamped socket: read before every question (the
+  // previous call's are sent by then) and once the answer is in.
   worker_process::ask_handler on_ask;
-  if (fields.starts_with(R"("op":"time")")) {
+  const bool timing = fields.starts_with(R"("op":"time")");
+  auto take_announcements = [this] {
+    for (const sandbox::announcement& a : process_->announcements()) timing_.announced(a.text, a.sent_ms);
+  };
+  if (timing) {
     std::size_t sets = 1;
     if (auto at = fields.find(R"("set_count":)"); at != std::string::npos) sets = std::stoul(fields.substr(at + 12));
+    process_->announcements();  // sent outside any timing: they belong to none
     timing_.start(sets);
-    on_ask = [this](simdjson::dom::element q) {
+    on_ask = [this, take_announcements](simdjson::dom::element q) {
+      take_announcements();
       std::int64_t call = 0;
       if (q["call"].get_int64().get(call)) call = 0;
       std::string_view what;
@@ -101,7 +109,9 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
       return timing_.answer(what, call);
     };
   }
-  return to_answer(process_->request("{" + fields + "}", payload, timeout, take, on_ask));
+  worker_reply reply = process_->request("{" + fields + "}", payload, timeout, take, on_ask);
+  if (timing) take_announcements();
+  return to_answer(std::move(reply));
 }
 
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }

@@ -34,7 +34,7 @@ std::vector<timed_call> parse_timed_calls(simdjson::dom::element answer);
 std::vector<sketch> parse_sketches(simdjson::dom::array outputs);
 
 // What the harness costs around a call, from a trusted worker's answer and the parent's log: the
-// least over calls of (interval - wall), and the median of (wall - the longer of device and host).
+// median over calls of (interval - wall), and of (wall - the longer of device and host).
 struct call_overhead {
   double outside_ms = 0;
   double gap_ms = 0;
@@ -43,18 +43,19 @@ call_overhead measure_overhead(const std::vector<timed_call>& calls, const timin
 
 // Empty, or how the reported calls contradict what the parent saw (tampering): a call not asked
 // for, or reported twice; a call whose start and end were not both announced; device or host time
-// longer than the call's wall clock; a wall clock longer than the parent's interval around the call.
-// An answer of no calls at all contradicts a timing request.
-std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log);
+// longer than the call's wall clock; a wall clock longer than the stamped interval around the call;
+// or calls reported shorter than their intervals: the median over calls of (interval - wall), less
+// the reference's (`reference`: measure_overhead of the reference's own timing), above
+// unreported_slack_ms plus unreported_share of the median wall clock. An answer of no calls at all
+// contradicts a timing request.
+inline constexpr double unreported_slack_ms = 0.05;
+inline constexpr double unreported_share = 0.05;
+std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference);
 
-// Empty, or how the parent's clock fails to confirm the reported times (timing_unconfirmed, an
-// informative flag: docs/eval.md, "Integrity inside the worker", says why it does not disqualify
-// yet): every call took longer by the parent's clock than reported, by more than half the median
-// wall clock plus 0.2 ms (the least excess over calls, less the harness's own overhead measured on
-// the reference); or every call's wall clock is longer than its device and host time by more than
-// 1.5 times the reference's median gap plus 0.05 ms. `reference`: measure_overhead of the
-// reference's own timing.
-std::string unconfirmed_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference);
+// Empty, or what the parent cannot confirm of the reported times (timing_unconfirmed, an
+// informative flag): every call's wall clock is longer than its device and host time by more than
+// 1.5 times the reference's median gap plus 0.05 ms (a device or host time reported short).
+std::string unconfirmed_times(const std::vector<timed_call>& calls, const call_overhead& reference);
 
 // The timing summary of a candidate's answer, computed here from the calls it reported (each
 // bounded by contradicted_times), not taken from the worker's own summary: the held flag, the

@@ -1,15 +1,8 @@
 #include "timing_log.hpp"
 
-#include <chrono>
-
 #include <fmt/format.h>
 
 namespace headroom::eval {
-namespace {
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
 
 void timing_log::start(std::size_t sets) {
   sets_ = sets == 0 ? 1 : sets;
@@ -38,30 +31,39 @@ std::string timing_log::plan(std::int64_t call) {
   return fmt::format(R"("set":{},"seed":{})", sets_of_[c], seeds_[c]);
 }
 
-std::string timing_log::started(std::int64_t call) {
-  double t = now_ ? now_() : now_ms();
+void timing_log::started(std::int64_t call, double sent_ms) {
   if (!planned(call)) note_irregular(fmt::format("call {} was announced to start before its plan was asked for", call));
   else if (start_ms_[static_cast<std::size_t>(call)] >= 0)
     note_irregular(fmt::format("call {} was announced to start twice", call));
-  else start_ms_[static_cast<std::size_t>(call)] = t;
-  return R"("ok":true)";
+  else start_ms_[static_cast<std::size_t>(call)] = sent_ms;
 }
 
-std::string timing_log::done(std::int64_t call) {
-  double t = now_ ? now_() : now_ms();
+void timing_log::done(std::int64_t call, double sent_ms) {
   if (!planned(call) || start_ms_[static_cast<std::size_t>(call)] < 0)
     note_irregular(fmt::format("call {} was announced done before it was announced to start", call));
   else if (done_ms_[static_cast<std::size_t>(call)] >= 0)
     // The harness announces each call's end once, after the call: a second announcement is one
-    // written from inside the call (early, to shorten the parent's interval) besides the harness's.
+    // written from inside the call (early, to shorten the interval) besides the harness's.
     note_irregular(fmt::format("call {} was announced done twice", call));
-  else done_ms_[static_cast<std::size_t>(call)] = t;
-  return R"("ok":true)";
+  else done_ms_[static_cast<std::size_t>(call)] = sent_ms;
+}
+
+void timing_log::announced(std::string_view text, double sent_ms) {
+  std::int64_t call = -1;
+  auto number = [&](std::string_view rest) {
+    if (rest.empty() || rest.size() > 12 || rest.find_first_not_of("0123456789") != std::string_view::npos) return false;
+    call = std::stoll(std::string(rest));
+    return true;
+  };
+  if (text.starts_with("start ") && number(text.substr(6))) started(call, sent_ms);
+  else if (text.starts_with("done ") && number(text.substr(5))) done(call, sent_ms);
+  else note_irregular(fmt::format("an announcement the harness never sends: '{}'", text.substr(0, 64)));
 }
 
 std::string timing_log::answer(std::string_view question, std::int64_t call) {
-  if (question == "start") return started(call);
-  if (question == "done") return done(call);
+  if (question == "start" || question == "done")
+    note_irregular(fmt::format("call {}'s {} asked on the worker's channel, not announced on the stamped socket", call,
+                               question == "start" ? "start" : "end"));
   return plan(call);
 }
 

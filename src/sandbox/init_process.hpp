@@ -26,9 +26,9 @@ struct init_report {
   int wait_status;  // the program's, as waitpid gives it
 };
 
-// The file descriptors below `first_private_fd` are the program's (0-2 and the channel to the
-// parent); everything from it up is closed before the program runs.
-constexpr int first_private_fd = 7;
+// The file descriptors below `first_private_fd` are the program's (0-2, the channel to the parent
+// on 3-6 and its announcements on 7); everything from it up is closed before the program runs.
+constexpr int first_private_fd = 8;
 
 [[noreturn]] void run_init(const policy& p, const identity& who, const std::string& staging,
                            const std::vector<std::string>& program, init_channels fds);

@@ -31,7 +31,7 @@ void usage() {
                "  --chdir DIR              the program's working folder (default /)\n"
                "  --copy-out INSIDE HOST   copy the folder INSIDE to HOST when the program exits 0\n"
                "  --max-processes N, --max-file-bytes N, --max-open-files N, --max-output-bytes N\n"
-               "File descriptors 3-6 are passed to the program; 7 and 8, when open, let the caller freeze\n"
+               "File descriptors 3-7 are passed to the program; 8 and 9, when open, let the caller freeze\n"
                "('F') and thaw ('T') every process of the sandbox, acknowledged with 'f' and 't'.\n");
 }
 

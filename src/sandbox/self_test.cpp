@@ -17,6 +17,7 @@
 #include <string>
 
 #include "headroom/sandbox/policy.hpp"
+#include "init_process.hpp"
 #include "supervisor.hpp"
 
 namespace headroom::sandbox {
@@ -82,7 +83,7 @@ int check_isolation() {
   std::fflush(stdout);
   pid_t pid = ::fork();
   if (pid == 0) {
-    for (int fd = 3; fd < 9; ++fd) ::close(fd);
+    for (int fd = 3; fd < first_private_fd + 2; ++fd) ::close(fd);
     std::_Exit(supervise(p, {"/sandbox/bin/headroom-sandbox", "--self-test"}));
   }
   int status = 0;

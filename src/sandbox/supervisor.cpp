@@ -51,9 +51,10 @@ bool is_open(int fd) { return ::fcntl(fd, F_GETFD) >= 0; }
 }  // namespace
 
 int supervise(const policy& p, const std::vector<std::string>& program) {
-  // The program's channel (3-6) and the freeze control (7, 8), as the parent gave them. Slots the
-  // parent left empty are filled with /dev/null, so that the pipes made here never take them.
-  const bool controlled = is_open(7) && is_open(8);
+  // The program's channel (3-6), its announcements (7) and the freeze control (8, 9), as the parent
+  // gave them. Slots the parent left empty are filled with /dev/null, so that the pipes made here
+  // never take them.
+  const bool controlled = is_open(first_private_fd) && is_open(first_private_fd + 1);
   for (int fd = 3; fd < first_private_fd + 2; ++fd)
     if (!is_open(fd)) {
       int null_fd = ::open("/dev/null", O_RDWR);
@@ -91,8 +92,8 @@ int supervise(const policy& p, const std::vector<std::string>& program) {
   fds.status = status_pipe[1];
   fds.leave = leave_pipe[0];
   fds.output = output_pipe[1];
-  fds.control = controlled ? 7 : -1;
-  fds.acknowledge = controlled ? 8 : -1;
+  fds.control = controlled ? first_private_fd : -1;
+  fds.acknowledge = controlled ? first_private_fd + 1 : -1;
 
   const long flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
   pid_t init = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));

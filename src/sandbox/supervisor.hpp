@@ -12,8 +12,8 @@
 namespace headroom::sandbox {
 
 // File descriptors the supervisor is started with: 0-2 (stdin, the log as stdout and stderr), 3-6
-// the program's channel to the parent, passed on as they are, 7 and 8 the parent's freeze control
-// (optional: absent, the sandbox cannot be frozen).
+// the program's channel to the parent and 7 its announcements (announcements.hpp), passed on as
+// they are, 8 and 9 the parent's freeze control (optional: absent, the sandbox cannot be frozen).
 int supervise(const policy& p, const std::vector<std::string>& program);
 
 }  // namespace headroom::sandbox

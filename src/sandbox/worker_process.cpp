@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/sandbox/announcements.hpp"
 #include "headroom/util/phase_trace.hpp"
 #include "freezer.hpp"
 #include "output_relay.hpp"
@@ -53,6 +54,10 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   int log_fd = ::open(launch.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));
 
+  // The worker's announcements of each timed call's start and end, stamped by the kernel when sent.
+  const announcement_socket announcements = make_announcement_socket();
+  announcements_ = announcements.parent;
+
   // The sandbox's freeze control: commands to its init process, acknowledgements back.
   int control[2] = {-1, -1}, acknowledge[2] = {-1, -1};
   if (launch.isolation && (pipe2(control, O_CLOEXEC) != 0 || pipe2(acknowledge, O_CLOEXEC) != 0))
@@ -85,7 +90,7 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   }
   for (const char* a : {"--python"}) args.emplace_back(a);
   args.push_back(launch.python);
-  for (const char* a : {"--in", "3", "--out", "4"}) args.emplace_back(a);
+  for (const char* a : {"--in", "3", "--out", "4", "--announce", "7"}) args.emplace_back(a);
   if (down_region_.fd >= 0 && up_region_.fd >= 0) {
     for (const char* a : {"--payload-in", "5", "--payload-out", "6"}) args.emplace_back(a);
   }
@@ -111,12 +116,13 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
     dup2(null_fd, 0);
     dup2(log_fd, 1);
     dup2(log_fd, 2);
-    // Move the ends out of the way first: any may already sit on 3-8, and dup2 onto itself would
+    // Move the ends out of the way first: any may already sit on 3-9, and dup2 onto itself would
     // keep its close-on-exec flag.
     int in_copy = fcntl(down[0], F_DUPFD, 10);
     int out_copy = fcntl(up[1], F_DUPFD, 10);
     int region_in_copy = down_region_.fd >= 0 ? fcntl(down_region_.fd, F_DUPFD, 10) : -1;
     int region_out_copy = up_region_.fd >= 0 ? fcntl(up_region_.fd, F_DUPFD, 10) : -1;
+    int announce_copy = fcntl(announcements.worker, F_DUPFD, 10);
     int control_copy = control[0] >= 0 ? fcntl(control[0], F_DUPFD, 10) : -1;
     int acknowledge_copy = acknowledge[1] >= 0 ? fcntl(acknowledge[1], F_DUPFD, 10) : -1;
     dup2(in_copy, 3);
@@ -125,9 +131,10 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
       dup2(region_in_copy, 5);
       dup2(region_out_copy, 6);
     }
-    if (control_copy >= 0 && acknowledge_copy >= 0) {
-      dup2(control_copy, 7);
-      dup2(acknowledge_copy, 8);
+    dup2(announce_copy, 7);
+    if (control_copy >= 0 && acknowledge_copy >= 0) {  // headroom-sandbox's freeze control (sandbox_main.cpp)
+      dup2(control_copy, 8);
+      dup2(acknowledge_copy, 9);
     }
     execve(exe.c_str(), argv.data(), envp.data());
     _exit(127);
@@ -135,6 +142,7 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   // No setpgid here (as the other launchers do, whichever runs first): a process group leader
   // cannot start a session. Until the child's setsid, kill_group's kill(pid) still reaches it.
   ::close(log_fd);
+  ::close(announcements.worker);
   ::close(down[0]);
   ::close(up[1]);
   if (launch.isolation) {
@@ -157,7 +165,7 @@ worker_process::~worker_process() {
   }
   if (to_worker_ >= 0) ::close(to_worker_);
   if (from_worker_ >= 0) ::close(from_worker_);
-  for (int fd : {down_region_.fd, up_region_.fd, control_, acknowledge_})
+  for (int fd : {down_region_.fd, up_region_.fd, control_, acknowledge_, announcements_})
     if (fd >= 0) ::close(fd);
 }
 

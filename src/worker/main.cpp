@@ -32,20 +32,22 @@ int hide_fd(int fd) {
 
 int main(int argc, char** argv) {
   std::string python = "python3";
-  int in_fd = -1, out_fd = -1;
+  int in_fd = -1, out_fd = -1, announce_fd = -1;
   headroom::sandbox::shared_region in_region, out_region;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--python") python = argv[i + 1];
     else if (a == "--in") in_fd = std::atoi(argv[i + 1]);
     else if (a == "--out") out_fd = std::atoi(argv[i + 1]);
+    else if (a == "--announce") announce_fd = std::atoi(argv[i + 1]);
     else if (a == "--payload-in") in_region.fd = std::atoi(argv[i + 1]);
     else if (a == "--payload-out") out_region.fd = std::atoi(argv[i + 1]);
   }
-  if (in_fd < 0 || out_fd < 0) {
+  if (in_fd < 0 || out_fd < 0 || announce_fd < 0) {
     std::fprintf(stderr,
-                 "headroom-worker is started by `headroom eval` and speaks its protocol over two pipes;\n"
-                 "usage: headroom-worker --python EXE --in FD --out FD [--payload-in FD --payload-out FD]\n");
+                 "headroom-worker is started by `headroom eval` and speaks its protocol over two pipes and\n"
+                 "announces timed calls on a datagram socket;\n"
+                 "usage: headroom-worker --python EXE --in FD --out FD --announce FD [--payload-in FD --payload-out FD]\n");
     return 2;
   }
   using namespace headroom::worker;
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
   }
   in_fd = hide_fd(in_fd);
   out_fd = hide_fd(out_fd);
+  announce_fd = hide_fd(announce_fd);
   if (in_region.fd >= 0) in_region.fd = hide_fd(in_region.fd);
   if (out_region.fd >= 0) out_region.fd = hide_fd(out_region.fd);
   // Another process of this user cannot open this one's descriptors or memory through /proc (the
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", e.what());
     return 5;
   }
-  int rc = worker(in_fd, out_fd, in_region, out_region).serve();
+  int rc = worker(in_fd, out_fd, announce_fd, in_region, out_region).serve();
   std::fflush(nullptr);
   // Skip interpreter finalisation: candidate threads or extensions must not hang or crash the exit.
   std::_Exit(rc);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/sandbox/announcements.hpp"
 #include "headroom/worker/fresh_inputs.hpp"
 #include "headroom/worker/timing_stats.hpp"
 #include "worker/thread_pin.hpp"
@@ -129,11 +130,14 @@ void worker::time(simdjson::dom::element req) {
     // The fresh inputs were just written: out of every cache, whatever its size (device::evict).
     for (std::size_t m = 0; m < in.data.size() && m < sets[plan.set].size(); ++m)
       dev_->evict(in.data[m], sets[plan.set][m].bytes);
-    // The parent notes the call's start and end by its own clock (timing_log.hpp).
-    simdjson::dom::parser announce;
-    ask_parent(announce, "start", i);
     begin_allocation_log();
     const long faults_before = page_faults();
+    // The call's start and end, announced on a socket that stamps each datagram when it is sent
+    // (announcements.hpp): the parent bounds the call by the two stamps (timing_log.hpp). The
+    // device is idle first (the inputs were made on it), so that only the timer's own start lies
+    // between the start's stamp and the wall clock's.
+    dev_->synchronize();
+    sandbox::announce(announce_, fmt::format("start {}", i));
     dev_->start_timer(hold);
     py_ref result(PyObject_CallObject(model.get(), in.tuple.get()));
     dev_->call_returned();
@@ -144,8 +148,8 @@ void worker::time(simdjson::dom::element req) {
       return reply_python_error("runtime_error");
     }
     device::times t = dev_->stop_timer();
+    sandbox::announce(announce_, fmt::format("done {}", i));
     const long faults = page_faults() - faults_before;
-    ask_parent(announce, "done", i);
     // Every timed call's result is checked as a checked call's is: tensors, in memory the call
     // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
     if (check_memory_ || settings.mirror) {

@@ -75,8 +75,8 @@ std::vector<meta> parse_metas(simdjson::dom::array arr);
 
 class worker {
  public:
-  worker(int in_fd, int out_fd, shared_region in_region, shared_region out_region)
-      : in_(in_fd), out_(out_fd), in_region_(in_region), out_region_(out_region),
+  worker(int in_fd, int out_fd, int announce_fd, shared_region in_region, shared_region out_region)
+      : in_(in_fd), out_(out_fd), announce_(announce_fd), in_region_(in_region), out_region_(out_region),
         trace_(std::getenv("HEADROOM_WORKER_TRACE") != nullptr) {}
 
   int serve();
@@ -222,6 +222,7 @@ class worker {
   void ceilings();
 
   int in_, out_;
+  int announce_;  // each timed call's start and end, one stamped datagram each (announcements.hpp)
   shared_region in_region_, out_region_;  // big payloads each way (fd -1: files in /dev/shm)
   bool trace_;
   std::string nonce_;

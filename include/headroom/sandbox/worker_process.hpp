@@ -15,6 +15,7 @@
 
 #include <simdjson.h>
 
+#include "headroom/sandbox/announcements.hpp"
 #include "headroom/sandbox/channel.hpp"
 #include "headroom/sandbox/policy.hpp"
 
@@ -73,6 +74,9 @@ class worker_process {
   // answer within a second.
   bool freeze();
   bool thaw();
+  // The worker's announcements sent since the last call, oldest first, each with its send time
+  // (announcements.hpp).
+  std::vector<announcement> announcements() const { return read_announcements(announcements_); }
   // Bytes of output the sandbox dropped beyond its cap (read from the log's end).
   std::uint64_t dropped_output() const;
 
@@ -88,6 +92,7 @@ class worker_process {
   std::filesystem::path log_;
   bool dead_ = false;
   int control_ = -1, acknowledge_ = -1;  // to and from the sandbox's init (isolated workers)
+  int announcements_ = -1;               // the parent's end of the announcement socket
   bool frozen_ = false;
   bool signal_sandbox(char command);
 };

@@ -1,3 +1,4 @@
+#include "headroom/sandbox/announcements.hpp"
 #include "headroom/sandbox/channel.hpp"
 
 #include <gtest/gtest.h>
@@ -201,4 +202,30 @@ TEST(Channel, NoOneCanShrinkARegionUnderTheReader) {
   EXPECT_NE(ftruncate(region.fd, 0), 0);
   EXPECT_NE(fcntl(region.fd, F_ADD_SEALS, F_SEAL_GROW), 0);  // nor can the seals be changed
   close(region.fd);
+}
+
+// The parent bounds a timed call by the stamps of its start and end announcements: a stamp must say
+// when the worker sent it, however late the parent reads it (a busy machine is late to wake it).
+TEST(Announcements, CarryTheirSendTimeNotTheirReadTime) {
+  announcement_socket s = make_announcement_socket();
+  auto now_ms = [] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  const double before = now_ms();
+  ASSERT_TRUE(announce(s.worker, "start 3"));
+  const double sent = now_ms();
+  std::this_thread::sleep_for(80ms);
+  ASSERT_TRUE(announce(s.worker, "done 3"));
+  const double read_at = now_ms();
+  std::vector<announcement> got = read_announcements(s.parent);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].text, "start 3");
+  EXPECT_EQ(got[1].text, "done 3");
+  EXPECT_GE(got[0].sent_ms, before - 1.0);  // two clocks (realtime, then monotonic): 1 ms either way
+  EXPECT_LE(got[0].sent_ms, sent + 1.0);
+  EXPECT_GE(got[1].sent_ms - got[0].sent_ms, 79.0);
+  EXPECT_LE(got[1].sent_ms, read_at + 1.0);
+  EXPECT_TRUE(read_announcements(s.parent).empty());  // nothing waits: the parent's end never blocks
+  close(s.parent);
+  close(s.worker);
 }
