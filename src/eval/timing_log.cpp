@@ -1,5 +1,7 @@
 #include "timing_log.hpp"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 namespace headroom::eval {
@@ -50,10 +52,9 @@ void timing_log::done(std::int64_t call, double sent_ms) {
 
 void timing_log::announced(std::string_view text, double sent_ms) {
   std::int64_t call = -1;
-  auto number = [&](std::string_view rest) {
-    if (rest.empty() || rest.size() > 12 || rest.find_first_not_of("0123456789") != std::string_view::npos) return false;
-    call = std::stoll(std::string(rest));
-    return true;
+  auto number = [&call](std::string_view rest) {
+    const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), call);
+    return error == std::errc() && end == rest.data() + rest.size() && call >= 0;
   };
   if (text.starts_with("start ") && number(text.substr(6))) started(call, sent_ms);
   else if (text.starts_with("done ") && number(text.substr(5))) done(call, sent_ms);

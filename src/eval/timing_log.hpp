@@ -20,10 +20,6 @@ class timing_log {
   // The reply to the worker's question for call `call`: {"set":k,"seed":s}, without braces. A call
   // asked for twice gets the same plan; a call asked out of order is noted (irregular()).
   std::string plan(std::int64_t call);
-  // The worker's announcement that call `call` started, or was done, at `sent_ms` (its stamp, on the
-  // steady clock).
-  void started(std::int64_t call, double sent_ms);
-  void done(std::int64_t call, double sent_ms);
   // An announcement's text as the harness sends it ("start N", "done N"); anything else is irregular.
   void announced(std::string_view text, double sent_ms);
   // The answer to a question of the worker's on its channel: {"ask":"call","call":i}. Starts and ends
@@ -50,6 +46,10 @@ class timing_log {
   std::string irregular_;
   std::mt19937_64 rng_{std::random_device{}()};
   void note_irregular(std::string what);
+  // The worker's announcement that call `call` started, or was done, at `sent_ms` (its stamp, on the
+  // steady clock).
+  void started(std::int64_t call, double sent_ms);
+  void done(std::int64_t call, double sent_ms);
 };
 
 }  // namespace headroom::eval
