@@ -15,6 +15,7 @@
 
 #include "headroom/util/parallel.hpp"
 #include "headroom/worker/device.hpp"
+#include "worker/host_sketch.hpp"
 
 namespace headroom::worker {
 
@@ -69,22 +70,6 @@ std::uint16_t float_to_bf16(float f) {
 }
 
 // Element i of `data` as a double.
-double element(const void* data, dtype type, std::size_t i) {
-  switch (type) {
-    case dtype::f64: return static_cast<const double*>(data)[i];
-    case dtype::f32: return static_cast<const float*>(data)[i];
-    case dtype::f16: return static_cast<double>(static_cast<const _Float16*>(data)[i]);
-    case dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(data)[i]);
-    case dtype::i64: return static_cast<double>(static_cast<const std::int64_t*>(data)[i]);
-    case dtype::i32: return static_cast<const std::int32_t*>(data)[i];
-    case dtype::i16: return static_cast<const std::int16_t*>(data)[i];
-    case dtype::i8: return static_cast<const std::int8_t*>(data)[i];
-    case dtype::u8:
-    case dtype::boolean: return static_cast<const std::uint8_t*>(data)[i];
-  }
-  return 0;
-}
-
 class host_device final : public device {
  public:
   bool is_cuda() const override { return false; }
@@ -157,20 +142,7 @@ class host_device final : public device {
     });
   }
   std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) override {
-    std::vector<std::array<double, sketch_width>> partial(util::chunk_count(numel));
-    util::for_each_range(numel, 0, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
-      std::array<double, sketch_width> sum{};
-      for (std::size_t i = begin; i < end; ++i) {
-        double v = element(data, type, i);
-        std::uint32_t signs = sketch_signs(seed, i);
-        for (int k = 0; k < sketch_width; ++k) sum[k] += (signs >> k) & 1u ? -v : v;
-      }
-      partial[chunk] = sum;
-    });
-    std::array<double, sketch_width> total{};
-    for (const auto& p : partial)
-      for (int k = 0; k < sketch_width; ++k) total[k] += p[k];
-    return total;
+    return host_sketch(data, type, numel, seed);
   }
   void set_stream(std::uintptr_t) override {}
   void synchronize() override {}
