@@ -126,21 +126,26 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const eval
       if (e.speedup && o.paired_rounds > 0 && pairing_applies(t, *e.eager_timing)) {
         util::phase_trace trace("paired_rounds");
         random_calls = 4;
-        paired_result p = time_paired(s, ref, o, t.held, check_timing, sketch_seed);
+        // On the CPU both sides' calls alternate (call_alternation.hpp): the host's drift there moves
+        // a whole turn. On a GPU the turns stay: held calls compare the sides' costs over turns.
+        const bool alternate = device == "cpu";
+        paired_result p = time_paired(s, ref, o, t.held, check_timing, sketch_seed, alternate);
         if (p.error.empty() && !p.candidate_failed) {
           e.speedup = p.speedup;
           e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
-          e.env.clocks += fmt::format("{}speedup from {} paired rounds{}{} (ratios {:.4g}-{:.4g}{})",
+          e.env.clocks += fmt::format("{}speedup from {} {}{}{} (ratios {:.4g}-{:.4g}{})",
                                       e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
+                                      p.alternated ? "neighbouring calls of the two sides, alternating" : "paired rounds",
                                       p.by_sides ? " (each side's median device cost and least host time)" : "",
                                       p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
                                       *std::min_element(p.ratios.begin(), p.ratios.end()),
                                       *std::max_element(p.ratios.begin(), p.ratios.end()),
                                       p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
-                                                   : "");
+                                      : p.alternated ? fmt::format("; standard error {:.2g}%", 100 * p.std_error)
+                                                     : "");
           if (util::eval_trace_enabled())
-            fmt::print(stderr, "headroom: paired rounds' ratios (reference / candidate, in order): {:.4f}\n",
-                       fmt::join(p.ratios, " "));
+            fmt::print(stderr, "headroom: paired {}' ratios (reference / candidate, in order): {:.4f}\n",
+                       p.alternated ? "calls" : "rounds", fmt::join(p.ratios, " "));
         } else if (p.candidate_failed) {
           e.speedup.reset();  // the verdict says why
           e.speedup_compiled.reset();

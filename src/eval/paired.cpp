@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -90,6 +91,68 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
   return p;
 }
 
+paired_result alternated_speedup(const std::vector<alternated_call>& candidate, const std::vector<alternated_call>& reference) {
+  paired_result p;
+  p.alternated = true;
+  std::map<std::int64_t, double> cand;
+  for (const alternated_call& c : candidate) cand[c.call] = c.ms;
+  std::vector<double> by_order[2];  // the candidate's call first; the reference's
+  for (const alternated_call& r : reference) {
+    if (r.ms <= 0) continue;
+    for (int order = 0; order < 2; ++order) {
+      auto c = cand.find(r.call + order);
+      if (c == cand.end() || c->second <= 0) continue;
+      by_order[order].push_back(r.ms / c->second);
+      p.ratios.push_back(r.ms / c->second);
+    }
+  }
+  if (p.ratios.empty()) {
+    p.error = "no call of one side had a neighbour on the other";
+    return p;
+  }
+  const double first = worker::median_of(by_order[0]), second = worker::median_of(by_order[1]);
+  p.speedup = by_order[1].empty() ? first : by_order[0].empty() ? second : std::sqrt(first * second);
+  // Each order's median's error in log space; the geometric mean of two halves' errors.
+  auto error_of = [](const std::vector<double>& ratios) {
+    if (ratios.size() < 3) return std::numeric_limits<double>::infinity();
+    std::vector<double> logs(ratios.size());
+    std::transform(ratios.begin(), ratios.end(), logs.begin(), [](double r) { return std::log(r); });
+    const double mid = worker::median_of(logs);
+    for (double& x : logs) x = std::abs(x - mid);
+    return 1.2533 * 1.4826 * worker::median_of(logs) / std::sqrt(static_cast<double>(ratios.size()));
+  };
+  const double e0 = error_of(by_order[0]), e1 = error_of(by_order[1]);
+  p.std_error = by_order[1].empty() ? e0 : by_order[0].empty() ? e1 : 0.5 * std::sqrt(e0 * e0 + e1 * e1);
+  std::vector<double> sorted = p.ratios;
+  std::sort(sorted.begin(), sorted.end());
+  const auto at = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]; };
+  p.rel_spread = (at(0.75) - at(0.25)) / p.speedup;
+  return p;
+}
+
+namespace {
+
+// A timing answer's kept calls: the number and cost of each (its time on the timed stream, and any
+// tail past the empty call's).
+std::vector<alternated_call> kept_calls(const answer& a) {
+  std::vector<alternated_call> out;
+  double empty_tail = 0;
+  if (a.doc["timing"]["empty_tail_ms"].get_double().get(empty_tail)) empty_tail = 0;
+  simdjson::dom::array calls;
+  if (a.doc["calls"].get_array().get(calls)) return out;
+  for (simdjson::dom::element c : calls) {
+    alternated_call k;
+    double event = 0, tail = 0;
+    if (c["call"].get_int64().get(k.call) || c["event_ms"].get_double().get(event)) continue;
+    if (c["tail_ms"].get_double().get(tail)) tail = 0;
+    k.ms = event + std::max(0.0, tail - empty_tail);
+    out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace
+
 cpu_claim cpu_claim::take() {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -114,7 +177,7 @@ cpu_claim::~cpu_claim() {
 }
 
 paired_result time_paired(session& candidate, const reference_data& ref, const eval_options& o, bool held,
-                          const std::function<bool(answer&)>& check, std::uint64_t sketch_seed) {
+                          const std::function<bool(answer&)>& check, std::uint64_t sketch_seed, bool alternate) {
   // Each turn is short: the rounds together sample about as long as one timing may (at least 0.1 s
   // a turn, so that a turn of a slow call still holds a few samples).
   eval_options turn = o;
@@ -166,6 +229,39 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
     if (a.failure != worker_failure::none || !a.ok) return std::nullopt;
     return turn_of(a);
   };
+  if (alternate && !held) {
+    // One timing of both at once, their calls alternating: as long as the rounds' turns together
+    // would sample, and at least as many kept calls a side as the rounds' turns would keep.
+    eval_options both = o;
+    both.min_samples = rounds * o.min_samples;
+    both.target_spread = 0;  // a side that stopped early would leave the other's calls unpaired
+    const std::string candidate_fields = timing_request(both, ref, true, held, sketch_seed) + pin;
+    const std::string reference_fields =
+        timing_request(both, ref, true, held, sketch_seed) + pin + R"(,"eager":true,"mirror":true)";
+    std::vector<alternated_call> candidate_calls, reference_calls;
+    paired_result p;
+    for (int timing = 0; timing < alternating_timings; ++timing) {
+      auto [c, r] = session::ask_alternating(candidate, candidate_fields, other, reference_fields, o.run_timeout * 10);
+      if (!check(c)) {
+        failed.candidate_failed = true;
+        return failed;
+      }
+      if (r.failure != worker_failure::none || !r.ok) {
+        failed.error = "the reference's alternating timing failed: " + describe(r);
+        return failed;
+      }
+      turn_of(c);
+      turn_of(r);
+      // Calls of two timings are never neighbours: each timing's calls are numbered apart.
+      const std::int64_t apart = std::int64_t{timing} << 32;
+      for (alternated_call k : kept_calls(c)) candidate_calls.push_back({k.call + apart, k.ms});
+      for (alternated_call k : kept_calls(r)) reference_calls.push_back({k.call + apart, k.ms});
+      p = alternated_speedup(candidate_calls, reference_calls);
+      if (!p.error.empty() || p.std_error <= alternating_std_error) break;
+    }
+    p.cpu = all_pinned ? cpu : -1;
+    return p;
+  }
   paired_result p = run_paired_rounds(rounds, candidate_turn, reference_turn);
   p.cpu = all_pinned ? cpu : -1;
   return p;

@@ -9,6 +9,7 @@
 // no steal time reported and nothing else running (docs/device.md, "Timing"). A call whose
 // dispatch is near its device time, or that is timed with its dispatch, then costs what the host's
 // speed was at its moment. Turns a fraction of a second apart see the same host.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,10 +42,12 @@ struct paired_turn {
 };
 
 struct paired_result {
-  std::vector<double> ratios;  // per round: the reference's cost / the candidate's
+  std::vector<double> ratios;  // per round (alternating: per pair of calls): the reference's cost / the candidate's
   double speedup = 0;          // from the sides' costs (held) or from the orders' medians (paired.cpp)
   bool by_sides = false;       // the speedup divides the two sides' costs over their held turns
-  double rel_spread = 0;       // (max - min) of the ratios / speedup
+  double rel_spread = 0;       // (max - min) of the ratios / speedup; alternating: their interquartile range / speedup
+  bool alternated = false;     // from alternating calls (time_paired's `alternate`), not turns
+  double std_error = 0;        // alternating: the speedup's relative standard error, from the ratios' spread
   int mismatched = 0;          // rounds whose two turns were timed differently (held, with dispatch): no ratio
   int cpu = -1;                // the CPU both sides' timed calls ran on; -1 when not pinned
   bool candidate_failed = false;  // a candidate's turn failed (its verdict says why)
@@ -90,11 +93,43 @@ class cpu_claim {
   int fd_ = -1;
 };
 
+// One kept call of a side's timing in alternating calls: its number in the request (warm-up calls
+// counted) and its cost (its time, and any tail past the empty call's).
+struct alternated_call {
+  std::int64_t call = 0;
+  double ms = 0;
+};
+
+// The speedup of alternating calls (call_alternation.hpp: the candidate's call i, the reference's
+// call i, the candidate's call i + 1, ...). Each call is compared with its neighbour on the other
+// side: the reference's call i with the candidate's call i (the candidate first) and with the
+// candidate's call i + 1 (the reference first); a pair with a call that was not kept (a warm-up, a
+// throttled sample) gives no ratio. The speedup is the geometric mean of the two orders' medians, as
+// for rounds timed with their dispatch. The host's drift, which sets a turn's speed for a second,
+// is the same for two calls a few tens of milliseconds apart: on the 2-core CPU machine, replayed on
+// four minutes of one worker's calls (a GELU at 4.9-9.1 ms in half-second windows), ten seconds of
+// alternating calls left a standard deviation of 2.5% around 1.00 where six rounds of turns of
+// 0.83 s left 7.4%, and 2.4 s turns 3.3% in 34 s.
+// The standard error (std_error) is the two orders' medians' errors combined: each 1.2533 x its
+// log ratios' scaled median absolute deviation / sqrt(count), as for a timing's spread.
+paired_result alternated_speedup(const std::vector<alternated_call>& candidate, const std::vector<alternated_call>& reference);
+
+inline constexpr int alternating_timings = 3;
+inline constexpr double alternating_std_error = 0.01;
+
 // Paired rounds of `candidate` (its worker, holding the timing sets from its timing) against the
 // reference's own worker (ref.worker, which keeps the sets and the eager model). `held`: both sides
 // timed with launches held (else with their dispatch). `check`: the candidate's checks of a timing
-// answer (timed outputs, tampering); false ends the rounds (the candidate failed).
+// answer (timed outputs, tampering); false ends the rounds (the candidate failed). `alternate`
+// (calls timed with their dispatch only): instead of rounds of turns, one timing of both workers at
+// once, their calls alternating (session::ask_alternating), for as long as the rounds would sample
+// and for at least as many calls; then again, up to alternating_timings in all, while the
+// speedup's standard error is above alternating_std_error. On the 2-core CPU machine ten seconds
+// of alternating calls left 16 of 18 evaluations of a Model against itself within 1.00 +- 0.05,
+// the two others at 0.945 and 1.059 with the widest spreads of ratios (bench/RESULTS.md): a
+// noisier host is given more calls, a quiet one is not kept waiting.
 paired_result time_paired(session& candidate, const reference_data& ref, const eval_options& options, bool held,
-                          const std::function<bool(answer&)>& check, std::uint64_t sketch_seed = 0);
+                          const std::function<bool(answer&)>& check, std::uint64_t sketch_seed = 0,
+                          bool alternate = false);
 
 }  // namespace headroom::eval

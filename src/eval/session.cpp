@@ -6,6 +6,7 @@
 #include <ctime>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -79,14 +80,48 @@ static answer to_answer(worker_reply r) {
 answer session::ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
                     std::chrono::seconds timeout) {
   util::phase_trace trace(util::eval_trace_enabled() ? "request " + fields.substr(0, fields.find(',')) : std::string());
-  auto take = [](std::uint64_t bytes) { return bytes ? payload_pool().take(bytes) : std::vector<std::byte>(); };
   // Other evaluations on this device (--lanes) wait while this one measures, and it waits for their
   // requests in flight; so do those on the host's other devices (host_gate). The request's timeout
   // starts once the gates are passed. Always the host's gate first, then the device's.
   gate_pass gates = pass_gates(fields, device_);
   // Nothing of another candidate runs while this request measures: every other sandbox is stopped.
   std::optional<sandbox::freeze_others> frozen;
-  if (gate_use_of(fields) == gate_use::exclusive) frozen.emplace(process_.get());
+  if (gate_use_of(fields) == gate_use::exclusive) frozen.emplace(std::vector<const worker_process*>{process_.get()});
+  return request(fields, payload, timeout, nullptr, 0);
+}
+
+std::pair<answer, answer> session::ask_alternating(session& first, const std::string& first_fields, session& second,
+                                                   const std::string& second_fields, std::chrono::seconds timeout) {
+  util::phase_trace trace(util::eval_trace_enabled() ? "alternating timing requests" : std::string());
+  // One measurement of two workers: the gates and the freeze of every other sandbox are taken once
+  // for both (taken twice, the second request would wait for the first).
+  gate_pass gates = pass_gates(first_fields, first.device_);
+  sandbox::freeze_others frozen(std::vector<const worker_process*>{first.process_.get(), second.process_.get()});
+  call_alternation turns;
+  // The second side's request on a thread of its own; its answer is in once the thread has ended.
+  answer second_answer;
+  std::thread second_side([&] {
+    try {
+      second_answer = second.request(second_fields, {}, timeout, &turns, 1);
+    } catch (const std::exception& e) {
+      second_answer.failure = worker_failure::died;
+      second_answer.detail = e.what();
+    }
+  });
+  answer first_answer;
+  try {
+    first_answer = first.request(first_fields, {}, timeout, &turns, 0);
+  } catch (...) {
+    second_side.join();  // the first side's end (its request's guard) released the second
+    throw;
+  }
+  second_side.join();
+  return {std::move(first_answer), std::move(second_answer)};
+}
+
+answer session::request(const std::string& fields, std::span<const std::span<const std::byte>> payload,
+                        std::chrono::seconds timeout, call_alternation* turns, int side) {
+  auto take = [](std::uint64_t bytes) { return bytes ? payload_pool().take(bytes) : std::vector<std::byte>(); };
   // A timing request's worker asks for each call's plan (timing_log.hpp) just before the call, and
   // announces each call's start and end on its stamped socket: read before every question (the
   // previous call's are sent by then) and once the answer is in.
@@ -100,15 +135,26 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
     if (auto at = fields.find(R"("set_count":)"); at != std::string::npos) sets = std::stoul(fields.substr(at + 12));
     process_->announcements();  // sent outside any timing: they belong to none
     timing_.start(sets);
-    on_ask = [this, take_announcements](simdjson::dom::element q) {
+    on_ask = [this, take_announcements, turns, side](simdjson::dom::element q) {
       take_announcements();
       std::int64_t call = 0;
       if (q["call"].get_int64().get(call)) call = 0;
       std::string_view what;
       if (q["ask"].get_string().get(what)) what = "call";
+      // Alternating: this worker waits, stopped when it is a candidate's sandbox, while the other
+      // runs a call (its background threads would otherwise run beside the other's call).
+      if (turns) turns->before_call(side, [this] { process_->freeze(); }, [this] { process_->thaw(); });
       return timing_.answer(what, call);
     };
   }
+  // However the request ends, the other side no longer waits for this one's calls.
+  struct end_of_turns {
+    call_alternation* turns;
+    int side;
+    ~end_of_turns() {
+      if (turns) turns->end(side);
+    }
+  } ending{turns, side};
   worker_reply reply = process_->request("{" + fields + "}", payload, timeout, take, on_ask);
   if (timing) take_announcements();
   return to_answer(std::move(reply));

@@ -15,6 +15,7 @@
 #include "headroom/eval/orchestrator.hpp"
 #include "headroom/eval/tensor.hpp"
 #include "headroom/sandbox/worker_process.hpp"
+#include "call_alternation.hpp"
 #include "tensor_wire.hpp"
 #include "timing_log.hpp"
 
@@ -55,6 +56,12 @@ class session {
   // `payload`: views of tensors' bytes (wire::encode), gathered as the request is written.
   answer ask(const std::string& fields, std::span<const std::span<const std::byte>> payload,
              std::chrono::seconds timeout);
+  // Two timing requests at once, one to each worker, their calls taken in turn: `first`'s call,
+  // then `second`'s, and so on (call_alternation.hpp), until each request's own stopping rule ends
+  // it (the other then runs on alone). Every other sandbox is frozen throughout; a sandboxed worker
+  // also while the other side's call runs. Returns the two answers, `first`'s first.
+  static std::pair<answer, answer> ask_alternating(session& first, const std::string& first_fields, session& second,
+                                                   const std::string& second_fields, std::chrono::seconds timeout);
   // Takes back a payload buffer no longer needed (a compared output's) into payload_pool(): the next
   // answers' payloads are read into the smallest kept buffer that holds them, its pages mapped already.
   void recycle(std::vector<std::byte>&& buffer);
@@ -70,6 +77,11 @@ class session {
   void stop() { process_->stop(); }
 
  private:
+  // The request itself, once the gates are passed and other sandboxes frozen; `turns`: this side's
+  // calls alternate with another worker's (side 0 or 1), or nullptr.
+  answer request(const std::string& fields, std::span<const std::span<const std::byte>> payload,
+                 std::chrono::seconds timeout, call_alternation* turns, int side);
+
   std::string device_;
   std::string poison_allocator_;
   std::string op_record_path_;

@@ -32,10 +32,10 @@ void registry_remove(worker_process* w) {
   std::erase(registry(), w);
 }
 
-freeze_others::freeze_others(const worker_process* measured) {
+freeze_others::freeze_others(const std::vector<const worker_process*>& measured) {
   registry_mutex().lock();
   for (worker_process* w : registry()) {
-    if (w == measured) continue;
+    if (std::find(measured.begin(), measured.end(), w) != measured.end()) continue;
     if (w->freeze()) frozen_.push_back(w);
     else if (w->alive())
       std::fprintf(stderr, "headroom: a candidate's sandbox did not confirm it was frozen within a second; the "

@@ -1,5 +1,5 @@
 # The orchestration side of `headroom eval` that runs without Python: the payload pool, the device
-# gate, problem/candidate pairing, suite expectations, the audit, paired rounds, the checks of a
+# gate, problem/candidate pairing, suite expectations, the audit, paired rounds and alternating calls, the checks of a
 # timing answer against the parent's clock and the reference's replays, and the memory plan.
 headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/buffer_pool_test.cpp
@@ -8,6 +8,7 @@ headroom_cpu_test(eval_orchestration_test
   ${CMAKE_CURRENT_LIST_DIR}/eval/jobs_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/audit_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/paired_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/eval/call_alternation_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/timed_calls_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/eval/memory_test.cpp)
 target_link_libraries(eval_orchestration_test PRIVATE headroom_eval)

@@ -59,10 +59,13 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
                 "launches until it returns and timing device work only");
   sub->add_option("--paired-rounds", o.paired_rounds,
                   "When the host's speed can set the outcome (a call timed with its dispatch, or whose dispatch takes at "
-                  "least half its device time), time the candidate and a fresh reference worker again in this many "
+                  "least half its device time), time the candidate and the reference's worker again in this many "
                   "short turns each, one after the other on one CPU, alternating which goes first. Held turns compare "
                   "each side's median device cost and least host time; turns timed with their dispatch, the geometric "
-                  "mean of the two orders' median ratios (default 6; 0: never)")
+                  "mean of the two orders' median ratios. On the CPU the two workers' calls alternate one by one "
+                  "instead, for --max-time and at least this many times --min-samples calls a side, and each call is "
+                  "compared with its neighbours on the other side (docs/eval.md, \"Alternating calls\"). Default 6; 0: "
+                  "never")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
   sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");

@@ -11,7 +11,8 @@ namespace headroom::sandbox {
 
 class freeze_others {
  public:
-  explicit freeze_others(const worker_process* measured);
+  // measured: the workers that go on running (one, or the two sides of alternating calls).
+  explicit freeze_others(const std::vector<const worker_process*>& measured);
   ~freeze_others();
   freeze_others(const freeze_others&) = delete;
   freeze_others& operator=(const freeze_others&) = delete;

@@ -285,3 +285,66 @@ TEST_F(CpuClaims, WithoutLockFilesTheLastCpuIsUsedUnclaimed) {
 }
 
 }  // namespace
+
+namespace {
+
+// Alternating calls: the candidate's call i, the reference's call i, the candidate's call i + 1.
+// A host whose speed changes from call to call (a factor per call number and side, in time order)
+// multiplies both sides' neighbouring calls alike.
+std::vector<alternated_call> side_calls(double ms, int side, int from, int to, double (*speed)(int)) {
+  std::vector<alternated_call> v;
+  for (int i = from; i < to; ++i) v.push_back({i, ms * speed(2 * i + side)});
+  return v;
+}
+
+double steady(int) { return 1.0; }
+// Slow spells of up to 3x that last a few calls and move over half a second of calls.
+double drifting(int t) { return 1.0 + 1.0 * (1 + std::sin(t / 7.0)) * ((t / 25) % 2); }
+
+TEST(AlternatingCalls, NeighbouringCallsGiveTheTrueRatioThroughADriftingHost) {
+  paired_result p = alternated_speedup(side_calls(2.0, 0, 0, 200, drifting), side_calls(3.0, 1, 0, 200, drifting));
+  EXPECT_TRUE(p.alternated);
+  EXPECT_TRUE(p.error.empty());
+  EXPECT_NEAR(p.speedup, 1.5, 0.015);
+  EXPECT_EQ(p.ratios.size(), 399u);  // 200 pairs with the candidate first, 199 with the reference first
+  EXPECT_DOUBLE_EQ(alternated_speedup(side_calls(2.0, 0, 0, 200, steady), side_calls(3.0, 1, 0, 200, steady)).speedup, 1.5);
+}
+
+TEST(AlternatingCalls, CallsNotKeptOnOneSideGiveNoRatio) {
+  // The candidate's warm-up was longer (calls 0-4 not kept), the reference's calls 0-2 not kept.
+  paired_result p = alternated_speedup(side_calls(2.0, 0, 5, 20, steady), side_calls(2.0, 1, 3, 20, steady));
+  // Reference first: its call i with the candidate's i + 1, for i = 4..18; candidate first: i = 5..19.
+  EXPECT_EQ(p.ratios.size(), 15u + 15u);
+  EXPECT_DOUBLE_EQ(p.speedup, 1.0);
+  EXPECT_TRUE(alternated_speedup({}, side_calls(2.0, 1, 0, 5, steady)).error.size() > 0);
+}
+
+// A host whose calls scatter by +-20% at random: the standard error falls as the calls grow.
+std::vector<alternated_call> scattered(double ms, int from, int to, unsigned seed) {
+  std::vector<alternated_call> v;
+  std::srand(seed);
+  for (int i = from; i < to; ++i) v.push_back({i, ms * (0.8 + 0.4 * std::rand() / RAND_MAX)});
+  return v;
+}
+
+TEST(AlternatingCalls, TheStandardErrorFallsWithTheCallsAndIsNoneOnASteadyHost) {
+  EXPECT_DOUBLE_EQ(alternated_speedup(side_calls(2.0, 0, 0, 50, steady), side_calls(2.0, 1, 0, 50, steady)).std_error, 0.0);
+  const double few = alternated_speedup(scattered(2.0, 0, 40, 1), scattered(2.0, 0, 40, 2)).std_error;
+  const double many = alternated_speedup(scattered(2.0, 0, 640, 1), scattered(2.0, 0, 640, 2)).std_error;
+  EXPECT_GT(few, 0.02);
+  EXPECT_NEAR(many / few, 0.25, 0.1);  // sixteen times the calls: a quarter of the error
+}
+
+double slowing(int t) { return 1.0 + 0.01 * t; }
+
+TEST(AlternatingCalls, AHostSlowingSteadilyFavoursNeitherSide) {
+  // Each call a little slower than the one before: with the candidate first every pair's ratio is
+  // above the truth, with the reference first below it; the two orders' medians cancel.
+  paired_result p = alternated_speedup(side_calls(2.0, 0, 0, 50, slowing), side_calls(2.0, 1, 0, 50, slowing));
+  EXPECT_GT(p.ratios.front(), 1.0);
+  EXPECT_LT(p.ratios[1], 1.0);
+  EXPECT_NEAR(p.speedup, 1.0, 1e-3);
+  EXPECT_GT(p.rel_spread, 0.0);  // the ratios' interquartile range, over the speedup
+}
+
+}  // namespace
