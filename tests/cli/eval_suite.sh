@@ -173,9 +173,12 @@ PY
   fail "eval --timing-sets 1: $(tail -5 "$work/one-set.err")"
 [[ $(sqlite3 "$work/one-set.sqlite" "select verdict || ' ' || (eager_median_ms > 0) || ' ' || (speedup > 0) from evaluations") == "correct 1 1" ]] ||
   fail "--timing-sets 1: $(sqlite3 "$work/one-set.sqlite" "select verdict, eager_median_ms, speedup, reasons from evaluations")"
-# On the CPU every call is timed with its dispatch (host-sensitive): the speedup comes from paired
-# rounds against a second reference worker, and --paired-rounds 0 leaves the single timings' ratio.
-[[ $(sqlite3 "$work/one-set.sqlite" "select paired_rounds || ' ' || (paired_spread >= 0) || ' ' || (clocks like '%paired rounds%') from evaluations") == "6 1 1" ]] ||
+# On the CPU every call is timed with its dispatch (host-sensitive): the speedup comes from the
+# candidate's and the reference's worker timed at once, their calls alternating, each compared with
+# its neighbours (6 x 10 kept calls a side asked for, at least half of them kept by a timing past
+# three times its time, fewer pairs where the two sides' warm-ups differ), and --paired-rounds 0
+# leaves the single timings' ratio.
+[[ $(sqlite3 "$work/one-set.sqlite" "select (paired_rounds >= 30) || ' ' || (paired_spread >= 0) || ' ' || (clocks like '%neighbouring calls of the two sides, alternating%standard error%') from evaluations") == "1 1 1" ]] ||
   fail "paired rounds: $(sqlite3 "$work/one-set.sqlite" "select speedup, paired_rounds, paired_spread, clocks from evaluations")"
 # reverify --no-timing would replace the timed row (same checker, same device) with an untimed one:
 # refused, the row and its speedup kept; --drop-timing says to replace it.
