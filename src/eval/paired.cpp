@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <memory>
 
@@ -112,16 +111,9 @@ paired_result alternated_speedup(const std::vector<alternated_call>& candidate, 
   }
   const double first = worker::median_of(by_order[0]), second = worker::median_of(by_order[1]);
   p.speedup = by_order[1].empty() ? first : by_order[0].empty() ? second : std::sqrt(first * second);
-  // Each order's median's error in log space; the geometric mean of two halves' errors.
-  auto error_of = [](const std::vector<double>& ratios) {
-    if (ratios.size() < 3) return std::numeric_limits<double>::infinity();
-    std::vector<double> logs(ratios.size());
-    std::transform(ratios.begin(), ratios.end(), logs.begin(), [](double r) { return std::log(r); });
-    const double mid = worker::median_of(logs);
-    for (double& x : logs) x = std::abs(x - mid);
-    return 1.2533 * 1.4826 * worker::median_of(logs) / std::sqrt(static_cast<double>(ratios.size()));
-  };
-  const double e0 = error_of(by_order[0]), e1 = error_of(by_order[1]);
+  // Each order's median's relative standard error, as a timing's spread is reckoned; the two
+  // combined as the errors of a geometric mean's halves.
+  const double e0 = worker::median_rel_error(by_order[0]), e1 = worker::median_rel_error(by_order[1]);
   p.std_error = by_order[1].empty() ? e0 : by_order[0].empty() ? e1 : 0.5 * std::sqrt(e0 * e0 + e1 * e1);
   std::vector<double> sorted = p.ratios;
   std::sort(sorted.begin(), sorted.end());

@@ -110,8 +110,9 @@ struct alternated_call {
 // four minutes of one worker's calls (a GELU at 4.9-9.1 ms in half-second windows), ten seconds of
 // alternating calls left a standard deviation of 2.5% around 1.00 where six rounds of turns of
 // 0.83 s left 7.4%, and 2.4 s turns 3.3% in 34 s.
-// The standard error (std_error) is the two orders' medians' errors combined: each 1.2533 x its
-// log ratios' scaled median absolute deviation / sqrt(count), as for a timing's spread.
+// The standard error (std_error) is the two orders' medians' errors combined, each reckoned as a
+// timing's spread is (worker::median_rel_error: 1.2533 x the scaled median absolute deviation /
+// sqrt(count), over the median).
 paired_result alternated_speedup(const std::vector<alternated_call>& candidate, const std::vector<alternated_call>& reference);
 
 inline constexpr int alternating_timings = 3;

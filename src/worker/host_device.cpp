@@ -69,7 +69,6 @@ std::uint16_t float_to_bf16(float f) {
   return static_cast<std::uint16_t>(bits >> 16);
 }
 
-// Element i of `data` as a double.
 class host_device final : public device {
  public:
   bool is_cuda() const override { return false; }

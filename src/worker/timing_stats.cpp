@@ -32,9 +32,9 @@ bool sample_set::host_bound() const {
   return held_ && !hosts_.empty() && median_of(hosts_) > median_of(events_);
 }
 
-double sample_set::rel_spread() const { return spread_of(costs()); }
+double sample_set::rel_spread() const { return median_rel_error(costs()); }
 
-double sample_set::spread_of(const std::vector<double>& v) {
+double median_rel_error(const std::vector<double>& v) {
   if (v.size() < 3) return std::numeric_limits<double>::infinity();
   double med = median_of(v);
   if (med <= 0) return std::numeric_limits<double>::infinity();
@@ -67,7 +67,7 @@ timing_summary sample_set::summarize(const empty_call& empty) const {
   s.stddev_ms = s.samples > 1 ? std::sqrt(ss / (s.samples - 1)) : 0;
   s.min_ms = *std::min_element(v.begin(), v.end());
   s.max_ms = *std::max_element(v.begin(), v.end());
-  const double spread = spread_of(v);
+  const double spread = median_rel_error(v);
   s.rel_spread = std::isfinite(spread) ? spread : 0;
   s.wall_median_ms = std::max(0.0, median_of(walls_) - empty.wall_ms);
   s.host_median_ms = median_of(hosts_);

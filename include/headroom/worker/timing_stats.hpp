@@ -68,7 +68,6 @@ class sample_set {
 
  private:
   const std::vector<double>& costs() const { return host_bound() ? hosts_ : events_; }
-  static double spread_of(const std::vector<double>& v);  // rel_spread() of one side
   std::vector<double> events_;
   std::vector<double> walls_;
   std::vector<double> tails_;
@@ -77,6 +76,10 @@ class sample_set {
 };
 
 double median_of(std::vector<double> v);
+// The standard error of the median of `v` relative to the median, from the median absolute
+// deviation: rel_spread() of one side, and of the ratios of alternating calls (src/eval/paired.cpp).
+// Infinite below 3 values or at a median that is not positive.
+double median_rel_error(const std::vector<double>& v);
 
 
 }  // namespace headroom::worker
