@@ -58,6 +58,8 @@ import time
 
 import torch
 
+import swap
+
 _parser = None
 _device = "cpu"
 
@@ -67,7 +69,7 @@ def fail(message):
     _parser.error(message)
 
 
-def parse_args(add_workload_args, presets, modes):
+def parse_args(add_workload_args, presets, modes, swaps=()):
     global _parser
     p = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -91,8 +93,28 @@ def parse_args(add_workload_args, presets, modes):
                    help="alternate blocks of K unrecorded and K recorded timed steps (see the module's help)")
     p.add_argument("--ab-profiler", choices=["headroom", "torch", "none"], default="headroom",
                    help="none: the same blocks with nothing recorded (the control for the A/B's noise)")
+    p.add_argument("--swap", default="",
+                   help=f"kernel families to swap for ours, comma-separated ({', '.join(swaps) or 'none in this workload'}; "
+                        "swap.py says what each replaces)")
+    p.add_argument("--swap-arm", choices=["on", "off"], default="on",
+                   help="with --swap: on runs our kernels, off PyTorch's on the same code path (the program before the swap)")
+    p.add_argument("--swap-ab", type=int, default=0, metavar="K",
+                   help="with --swap: alternate blocks of K timed steps with the swap off and on, in this process")
+    p.add_argument("--slow-factor", type=int, default=3, help="--swap gelu-slow: how many times each pass repeats (default 3)")
     add_workload_args(p)
     args = p.parse_args()
+    args.swap = [s for s in args.swap.split(",") if s]
+    for name in args.swap:
+        if name not in swaps:
+            fail(f"--swap {name}: this workload swaps {', '.join(swaps) or 'nothing'}")
+    if "gelu" in args.swap and "gelu-slow" in args.swap:
+        fail("--swap gelu and gelu-slow replace the same kernels: one or the other")
+    if args.swap_ab < 0 or args.swap_ab == 1 or (args.swap_ab and not args.swap):
+        fail("--swap-ab K needs K >= 2 (a block's first step carries the switch and is left out) and --swap")
+    if args.swap_ab and args.ab:
+        fail("--swap-ab and --ab are two in-process A/B comparisons: one at a time")
+    if args.slow_factor < 1:
+        fail("--slow-factor must be at least 1")
     if args.device is None:
         args.device = "cuda" if torch.cuda.is_available() else "cpu"
     elif args.device == "cuda" and not torch.cuda.is_available():
@@ -218,10 +240,12 @@ def write_summary(args, fields):
 _warmup_seconds = None
 
 
-def run(build, add_workload_args, presets, modes=("train", "infer")):
+def run(build, add_workload_args, presets, modes=("train", "infer"), swaps=()):
     global _device, _warmup_seconds, _markers_origin
-    args = parse_args(add_workload_args, presets, modes)
+    args = parse_args(add_workload_args, presets, modes, swaps)
     _device = args.device
+    swap.configure(args.swap, args.slow_factor, args.device)  # none named: every swap off
+    swap.set_arm(bool(args.swap) and args.swap_arm == "on" and not args.swap_ab)
     _host_seconds.clear()
     _markers.clear()
     _markers_origin = None
@@ -236,7 +260,9 @@ def run(build, add_workload_args, presets, modes=("train", "infer")):
     synchronize()
     _warmup_seconds = time.perf_counter() - t0
     if args.ab > 0:
-        return run_ab(args, step, description)
+        return run_ab(args, step, description, args.ab, _Recorder(args.ab_profiler), f"ab-{args.ab_profiler}")
+    if args.swap_ab > 0:
+        return run_ab(args, step, description, args.swap_ab, _SwapArm(), "ab-swap")
 
     times = []
     prof = None
@@ -267,7 +293,8 @@ def run(build, add_workload_args, presets, modes=("train", "infer")):
     print(f"{description}: mode={args.mode} profile={args.profile} steps={len(times)} "
           f"median={med * 1e3:.3f} ms spread={spread * 100:.1f}% warm-up={_warmup_seconds:.1f} s")
     write_summary(args, {"workload": description, "mode": args.mode, "profile": args.profile,
-                         "step_seconds": times, "host_seconds": _host_seconds, "median_seconds": med})
+                         "step_seconds": times, "host_seconds": _host_seconds, "median_seconds": med,
+                         "swap": args.swap, "swap_arm": args.swap_arm if args.swap else None})
 
 
 def thread_cpu():
@@ -317,15 +344,26 @@ class _Recorder:
             self.prof = None
 
 
-def run_ab(args, step, description):
-    recorder = _Recorder(args.ab_profiler)
+class _SwapArm:
+    """Switches a swap's arm between blocks of steps (--swap-ab): on, our kernels; off, PyTorch's."""
+
+    def on(self):
+        swap.set_arm(True)
+
+    def off(self):
+        swap.set_arm(False)
+
+
+def run_ab(args, step, description, k, recorder, label):
+    """Blocks of k timed steps with `recorder` off and on (a profiler, or a swap's arm). For a swap,
+    "ab_overhead_pct" is the step time's change with the swap on: its gain in points is minus that."""
     # One block before anything was ever recorded: a recorder that leaves the process slower after it
     # stops (CUPTI attached but idle) shows as "ab_after_recording_pct", the unrecorded blocks'
     # median against this one's.
-    pristine = [timed_step(step, None) for _ in range(args.ab)][1:]
+    pristine = [timed_step(step, None) for _ in range(k)][1:]
     # One recorded block during warm-up: CUPTI's and the recorder's start-up stay out of the timing.
     recorder.on()
-    for _ in range(args.ab):
+    for _ in range(k):
         step()
     synchronize()
     recorder.off()
@@ -333,27 +371,27 @@ def run_ab(args, step, description):
     _host_seconds.clear()
     # Blocks in the order off, on, on, off, off, on, ...: a steady drift of step times (clocks,
     # temperature, allocator state) falls on both sides alike instead of favouring the later one.
-    blocks = max(4, 4 * round(args.steps / (4 * args.ab)))
+    blocks = max(4, 4 * round(args.steps / (4 * k)))
     for b in range(blocks):
         on = b % 4 in (1, 2)
         if on:
             recorder.on()
-        for i in range(args.ab):
+        for i in range(k):
             times.append(timed_step(step, len(times)))
             recorded.append(on)
         if on:
             recorder.off()
-    settled = lambda want: [t for k, (t, r) in enumerate(zip(times, recorded)) if r == want and k % args.ab != 0]
+    settled = lambda want: [t for i, (t, r) in enumerate(zip(times, recorded)) if r == want and i % k != 0]
     off, on = statistics.median(settled(False)), statistics.median(settled(True))
     pct = 100 * (on - off) / off
     before = statistics.median(pristine) if pristine else off
     after_pct = 100 * (off - before) / before
     host = statistics.median(_host_seconds)
-    print(f"{description}: mode={args.mode} ab={args.ab} profiler={args.ab_profiler} blocks={blocks} "
+    print(f"{description}: mode={args.mode} ab={k} {label} blocks={blocks} "
           f"off={off * 1e3:.3f} ms on={on * 1e3:.3f} ms overhead={pct:+.2f}% "
           f"before-any-recording={before * 1e3:.3f} ms after-recording={after_pct:+.2f}% host={host * 1e3:.3f} ms")
-    write_summary(args, {"workload": description, "mode": args.mode, "profile": f"ab-{args.ab_profiler}",
-                         "step_seconds": times, "recorded": recorded, "ab_block": args.ab,
+    write_summary(args, {"workload": description, "mode": args.mode, "profile": label, "swap": args.swap,
+                         "step_seconds": times, "recorded": recorded, "ab_block": k,
                          "host_seconds": _host_seconds, "pristine_step_seconds": pristine,
                          "ab_off_median_seconds": off, "ab_on_median_seconds": on, "ab_overhead_pct": pct,
                          "ab_pristine_median_seconds": before, "ab_after_recording_pct": after_pct,

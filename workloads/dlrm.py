@@ -1,7 +1,9 @@
 """DLRM-style recommender: 26 nn.EmbeddingBag tables (sum pooling, MLPerf DLRMv2 multi-hot sizes,
 rows capped so the model fits one GPU), bottom MLP 13-512-256-128, dot interaction, top MLP
 479-1024-1024-512-256-1. Training uses sparse embedding gradients and SGD, as the reference DLRM
-does. --compile compiles the bottom MLP and the interaction with the top MLP; the tables stay eager.
+does, or with --table-optimizer rowwise-adagrad the tables' row-wise Adagrad fused into their
+backward (SGD for the rest). --compile compiles the bottom MLP and the interaction with the top MLP;
+the tables stay eager. --swap embedding puts DLRM-Bench's kernels in place of the tables' (swap.py).
 
 Example:  python3 workloads/dlrm.py --mode train --profile torch --trace dlrm_train.json.gz
 """
@@ -47,6 +49,7 @@ class DLRM(nn.Module):
 
 
 def build(args):
+    recsys.check_swap_args(args)
     tables, dense, sparse, label = recsys.tables_and_inputs(args)
     model = DLRM(tables, args.dim, args.device)
     model = common.compile_regions(args, model, [(model, "bottom"), (model, "interaction")])
@@ -59,7 +62,9 @@ def build(args):
             model(dense, sparse)
         return step, desc
 
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    # With --table-optimizer rowwise-adagrad the tables update themselves in their backward.
+    params = [p for name, p in model.named_parameters() if not (tables.rowwise_adagrad and name.startswith("tables."))]
+    opt = torch.optim.SGD(params, lr=0.01)
     loss_fn = nn.BCELoss()
 
     def step():
@@ -68,4 +73,4 @@ def build(args):
 
 
 if __name__ == "__main__":
-    common.run(build, recsys.add_args, PRESETS)
+    common.run(build, recsys.add_args, PRESETS, swaps=("embedding",))

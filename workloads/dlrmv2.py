@@ -67,6 +67,7 @@ def add_args(p):
 
 
 def build(args):
+    recsys.check_swap_args(args)
     tables, dense, sparse, label = recsys.tables_and_inputs(args)
     model = DLRMv2(tables, args.dim, args.cross_layers, args.cross_rank, args.device)
     model = common.compile_regions(args, model, [(model, "bottom"), (model, "over")])
@@ -81,16 +82,19 @@ def build(args):
         return step, desc
 
     # MLPerf's reference: Adagrad (lr 0.004, eps 1e-8) on both; the tables' gradients are sparse,
-    # which only the one-tensor-at-a-time implementation takes.
-    sparse_opt = torch.optim.Adagrad(model.tables.parameters(), lr=0.004, eps=1e-8, foreach=False)
+    # which only the one-tensor-at-a-time implementation takes. With --table-optimizer
+    # rowwise-adagrad the tables update themselves in their backward.
     dense_params = [p for name, p in model.named_parameters() if not name.startswith("tables.")]
     dense_opt = torch.optim.Adagrad(dense_params, lr=0.004, eps=1e-8)
+    optimizers = [dense_opt]
+    if not tables.rowwise_adagrad:
+        optimizers.insert(0, torch.optim.Adagrad(model.tables.parameters(), lr=0.004, eps=1e-8, foreach=False))
     loss_fn = nn.BCEWithLogitsLoss()
 
     def step():
-        common.backward_and_step(loss_fn(model(dense, sparse), label), sparse_opt, dense_opt)
+        common.backward_and_step(loss_fn(model(dense, sparse), label), *optimizers)
     return step, desc
 
 
 if __name__ == "__main__":
-    common.run(build, add_args, PRESETS)
+    common.run(build, add_args, PRESETS, swaps=("embedding",))

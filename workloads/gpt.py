@@ -1,6 +1,8 @@
 """GPT-style decoder-only transformer: pre-LayerNorm blocks, causal attention through
 scaled_dot_product_attention, tanh-GELU feed-forward, bf16 autocast on the GPU. Training (fused
 AdamW on the GPU) or inference. The h200 preset is 12 layers of d2048 at sequence 2048, batch 8.
+--swap gelu puts our tanh GELU kernels in place of PyTorch's; --swap gelu-slow, the same kernels
+made --slow-factor times slower (a control of known size; swap.py).
 
 Example:  python3 workloads/gpt.py --mode train --profile torch --trace gpt_train.json.gz
 """
@@ -80,4 +82,4 @@ def build(args):
 
 
 if __name__ == "__main__":
-    common.run(build, add_args, PRESETS)
+    common.run(build, add_args, PRESETS, swaps=("gelu", "gelu-slow"))

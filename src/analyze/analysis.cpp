@@ -9,6 +9,7 @@
 #include "headroom/analyze/activity_classes.hpp"
 #include "headroom/analyze/attribution.hpp"
 #include "headroom/analyze/intervals.hpp"
+#include "headroom/analyze/launch_ranges.hpp"
 #include "headroom/analyze/steps.hpp"
 #include "headroom/analyze/timeline.hpp"
 #include "headroom/util/error.hpp"
@@ -26,6 +27,8 @@ class group_matcher {
     for (const auto& g : groups) {
       regex_.emplace_back(g.name_regex, "kernel pattern");
       cache_.emplace_back(t.strings.size(), -1);
+      in_range_.push_back(g.range_regex.empty() ? std::vector<bool>{}
+                                                : launched_in_ranges(t, util::regex(g.range_regex, "range pattern")));
     }
   }
 
@@ -35,6 +38,7 @@ class group_matcher {
       const auto& grp = groups_[g];
       if (grp.category && *grp.category != k.cat) continue;
       if (grp.addressable_only && !k.addressable()) continue;
+      if (!grp.range_regex.empty() && !in_range_[g][static_cast<std::size_t>(&a - t_.activities.data())]) continue;
       if (!grp.name_regex.empty()) {
         auto& hit = cache_[g][a.name];
         if (hit < 0) hit = regex_[g].search(t_.strings[a.name]) ? 1 : 0;
@@ -50,6 +54,7 @@ class group_matcher {
   const std::vector<activity_group>& groups_;
   std::vector<util::regex> regex_;
   std::vector<std::vector<signed char>> cache_;
+  std::vector<std::vector<bool>> in_range_;  // per group with a range pattern: per activity
 };
 
 struct name_total {

@@ -65,6 +65,35 @@ std::vector<measured_source> read_results_store(const std::string& where, const 
   return sources;
 }
 
+stored_speedup read_stored_speedup(const std::string& where, const std::string& problem,
+                                   const std::optional<std::string>& source) {
+  store::results_store store(where, store::results_store::access::read_only);
+  store::evaluation_filter f;
+  if (source) f.source = *source;
+  const auto names = [&](const std::string& id) {
+    if (id == problem) return true;
+    const auto slash = id.rfind('/');
+    return slash != std::string::npos && id.compare(slash + 1, std::string::npos, problem) == 0;
+  };
+  std::optional<stored_speedup> best;
+  std::size_t seen = 0;
+  for (const auto& e : store.evaluations(f)) {
+    if (!names(e.problem) || e.source == "reference") continue;
+    ++seen;
+    if (!eval::verified(e) || !e.speedup) continue;
+    if (best && best->started_at >= e.started_at) continue;
+    best = stored_speedup{*e.speedup, e.problem, e.source, e.started_at};
+  }
+  if (!best) {
+    throw input_error(seen == 0 ? fmt::format("{} holds no evaluation of problem '{}'{}", store.where().display(), problem,
+                                              source ? fmt::format(" by source '{}'", *source) : "")
+                                : fmt::format("{}: none of the {} evaluations of problem '{}' is verified (correct, with "
+                                              "a speedup and no disqualifying flag)",
+                                              store.where().display(), seen, problem));
+  }
+  return *best;
+}
+
 std::vector<measured_source> read_sources(const source_files& f) {
   auto categories = problem_categories::with_defaults();
   for (const auto& c : f.category_files) categories.add_file(c);

@@ -35,6 +35,7 @@ std::string speedup_rule::label() const {
     case target::addressable: return "addressable (rest)";
     case target::category: return fmt::format("category {}", classify::to_string(cat));
     case target::kernel_pattern: return fmt::format("kernels /{}/", pattern);
+    case target::host_range: return fmt::format("kernels launched in ranges /{}/", pattern);
   }
   return "?";
 }
@@ -65,6 +66,15 @@ speedup_rule parse_kernel_speedup(std::string_view text) {
   return r;
 }
 
+speedup_rule parse_range_speedup(std::string_view text) {
+  const auto [pattern, s] = split(text, "--range", "REGEX=SPEEDUP such as 'embedding_bag_forward=2'");
+  speedup_rule r;
+  r.what = speedup_rule::target::host_range;
+  r.pattern = std::string(pattern);
+  r.speedup = s;
+  return r;
+}
+
 speedup_rule parse_addressable_speedup(std::string_view text) {
   speedup_rule r;
   r.speedup = parse_speedup(text, "--speedup", text);
@@ -73,7 +83,8 @@ speedup_rule parse_addressable_speedup(std::string_view text) {
 
 std::vector<const speedup_rule*> rules_in_order(const std::vector<speedup_rule>& rules) {
   std::vector<const speedup_rule*> ordered;
-  for (auto w : {speedup_rule::target::kernel_pattern, speedup_rule::target::category, speedup_rule::target::addressable}) {
+  for (auto w : {speedup_rule::target::kernel_pattern, speedup_rule::target::host_range, speedup_rule::target::category,
+                 speedup_rule::target::addressable}) {
     for (const auto& r : rules) {
       if (r.what == w) ordered.push_back(&r);
     }
@@ -87,6 +98,7 @@ std::vector<analyze::activity_group> rule_groups(const std::vector<const speedup
     analyze::activity_group g;
     g.label = r->label();
     if (r->what == speedup_rule::target::kernel_pattern) g.name_regex = r->pattern;
+    if (r->what == speedup_rule::target::host_range) g.range_regex = r->pattern;
     if (r->what == speedup_rule::target::category) g.category = r->cat;
     g.addressable_only = r->what == speedup_rule::target::addressable;
     groups.push_back(std::move(g));

@@ -3,3 +3,4 @@ headroom_cpu_test(project_replay_test ${CMAKE_CURRENT_LIST_DIR}/project/replay_t
 headroom_cpu_test(project_replay_fixtures_test ${CMAKE_CURRENT_LIST_DIR}/project/replay_fixtures_test.cpp)
 headroom_cpu_test(project_join_test ${CMAKE_CURRENT_LIST_DIR}/project/join_test.cpp)
 headroom_cpu_test(project_measured_speedups_test ${CMAKE_CURRENT_LIST_DIR}/project/measured_speedups_test.cpp)
+headroom_cpu_test(project_swap_check_test ${CMAKE_CURRENT_LIST_DIR}/project/swap_check_test.cpp)

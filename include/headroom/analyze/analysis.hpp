@@ -20,6 +20,9 @@ struct activity_group {
   std::string name_regex;                      // ECMAScript, searched in the kernel name; "" = any
   std::optional<classify::category> category;  // only this category
   bool addressable_only = false;
+  // Searched in host range names: only activities launched inside such a range (launch_ranges.hpp);
+  // "" = anywhere.
+  std::string range_regex;
 };
 
 struct analyze_options {

@@ -61,6 +61,19 @@ std::vector<measured_source> read_results_store(const std::string& where, const 
 std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file, const std::optional<std::string>& source,
                                                const problem_categories& categories);
 
+// One problem's speedup as a results store holds it: its newest verified evaluation (correct, with a
+// speedup, no disqualifying flag; a slower candidate's speedup is below 1), of `source` when given.
+// `problem` is a problem id ("dlrm-bench/01_embedding_bag_zipf") or its last part. Throws
+// input_error when the store holds no such evaluation.
+struct stored_speedup {
+  double speedup = 1;
+  std::string problem;
+  std::string source;
+  std::string started_at;
+};
+stored_speedup read_stored_speedup(const std::string& where, const std::string& problem,
+                                   const std::optional<std::string>& source);
+
 // Every source of the results stores and speedup CSVs named, problem categories from the built-in
 // file and then `category_files`, only `source` when given.
 struct source_files {

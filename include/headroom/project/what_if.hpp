@@ -12,10 +12,12 @@
 namespace headroom::project {
 
 struct speedup_rule {
-  enum class target { addressable, category, kernel_pattern };
+  enum class target { addressable, category, kernel_pattern, host_range };
   target what = target::addressable;
   classify::category cat = classify::category::other;  // target::category
-  std::string pattern;                                  // target::kernel_pattern (ECMAScript regex)
+  // target::kernel_pattern: searched in kernel names; target::host_range: in the names of the host
+  // ranges the kernels were launched inside (analyze/launch_ranges.hpp)
+  std::string pattern;
   double speedup = 1.0;
   std::string label() const;
 };
@@ -23,6 +25,7 @@ struct speedup_rule {
 // "gemm=1.5" and "REGEX=2" (split at the last '='); throw input_error naming the flag and the problem.
 speedup_rule parse_category_speedup(std::string_view text);
 speedup_rule parse_kernel_speedup(std::string_view text);
+speedup_rule parse_range_speedup(std::string_view text);  // "--range REGEX=SPEEDUP"
 speedup_rule parse_addressable_speedup(std::string_view text);  // "1.5" or "inf"
 
 struct projected_part {
@@ -41,7 +44,7 @@ struct projection {
   std::vector<double> at_reference;
 };
 
-// The order in which rules take kernels: kernel patterns first, then categories, then the
+// The order in which rules take kernels: kernel patterns first, then host ranges, then categories, then the
 // addressable rest (a kernel belongs to the first that takes it), and those rules as analysis groups.
 std::vector<const speedup_rule*> rules_in_order(const std::vector<speedup_rule>& rules);
 std::vector<analyze::activity_group> rule_groups(const std::vector<const speedup_rule*>& ordered);

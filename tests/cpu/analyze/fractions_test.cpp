@@ -150,9 +150,9 @@ TEST(Fractions, DevicesOfOneProcessAndUnknownDevicesGetTheirOwnTimelines) {
 
 TEST(Fractions, GroupsTakeEachKernelOnceInOrder) {
   analyze_options o = whole();
-  o.groups.push_back({"layer norm", "layer_norm", std::nullopt, false});
-  o.groups.push_back({"framework and compiled", "", std::nullopt, true});
-  o.groups.push_back({"gemm", "", category::gemm, false});
+  o.groups.push_back({"layer norm", "layer_norm", std::nullopt, false, ""});
+  o.groups.push_back({"framework and compiled", "", std::nullopt, true, ""});
+  o.groups.push_back({"gemm", "", category::gemm, false, ""});
   const auto r = analyze::analyze(mixed().t, test::test_classifier(), o).timelines[0];
   ASSERT_EQ(r.groups.size(), 3u);
   EXPECT_EQ(r.groups[0].busy, 100);

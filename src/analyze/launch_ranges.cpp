@@ -1,0 +1,56 @@
+// launched_in_ranges (include/headroom/analyze/launch_ranges.hpp).
+#include "headroom/analyze/launch_ranges.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+#include <utility>
+
+#include "headroom/analyze/intervals.hpp"
+
+namespace headroom::analyze {
+namespace {
+
+// A host thread of one process.
+using thread_key = std::pair<std::uint16_t, std::uint32_t>;
+
+bool covers(const interval_union& u, time_ns at) {
+  const auto it = std::upper_bound(u.begin(), u.end(), at, [](time_ns v, const interval& s) { return v < s.end; });
+  return it != u.end() && it->start <= at;
+}
+
+}  // namespace
+
+std::vector<bool> launched_in_ranges(const trace::trace& t, const util::regex& names) {
+  std::vector<bool> out(t.activities.size(), false);
+  std::vector<signed char> hit(t.strings.size(), -1);
+  std::map<thread_key, std::vector<interval>> spans;
+  for (const auto& r : t.ranges) {
+    if (r.kind != trace::range_kind::cpu_annotation && r.kind != trace::range_kind::nvtx) continue;
+    if (r.end <= r.start) continue;
+    auto& h = hit[r.name];
+    if (h < 0) h = names.search(t.strings[r.name]) ? 1 : 0;
+    if (h == 1) spans[{r.process, r.thread}].push_back({r.start, r.end});
+  }
+  if (spans.empty()) return out;
+  std::map<thread_key, interval_union> inside;
+  for (auto& [key, v] : spans) inside.emplace(key, make_union(std::move(v)));
+
+  // Correlation ids are unique within a process, not across processes.
+  std::unordered_set<std::uint64_t> launched;
+  const auto key_of = [](std::uint16_t process, std::uint64_t correlation) {
+    return (static_cast<std::uint64_t>(process) << 48) ^ correlation;
+  };
+  for (const auto& c : t.api_calls) {
+    if (c.correlation == 0) continue;
+    const auto it = inside.find({c.process, c.thread});
+    if (it != inside.end() && covers(it->second, c.start)) launched.insert(key_of(c.process, c.correlation));
+  }
+  for (std::size_t i = 0; i < t.activities.size(); ++i) {
+    const auto& a = t.activities[i];
+    out[i] = a.correlation != 0 && launched.count(key_of(a.process, a.correlation)) > 0;
+  }
+  return out;
+}
+
+}  // namespace headroom::analyze
