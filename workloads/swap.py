@@ -144,48 +144,14 @@ _lib.impl("gelu_tanh_backward", lambda grad, x, repeat: torch.empty_like(x), "Me
 _lib.impl("embedding_bag_sum",
           lambda weight, indices, offsets: weight.new_empty((offsets.numel() - 1, weight.shape[1])), "Meta")
 
-_GELU_CPP = r"""
-#include <torch/extension.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime.h>
 
-extern "C" cudaError_t headroom_gelu_tanh(const void* dy, const void* x, void* out, int64_t n, int dtype, int repeat,
-                                          cudaStream_t stream);
 
-namespace {
-int dtype_code(const at::Tensor& t) {
-  switch (t.scalar_type()) {
-    case at::kFloat: return 0;
-    case at::kBFloat16: return 1;
-    case at::kHalf: return 2;
-    default: TORCH_CHECK(false, "gelu_tanh: float32, bfloat16 or float16 expected, got ", t.scalar_type());
-  }
-  return -1;
-}
-
-at::Tensor run(const at::Tensor* grad, const at::Tensor& x, int64_t repeat) {
-  TORCH_CHECK(x.is_cuda(), "gelu_tanh: a CUDA tensor expected");
-  TORCH_CHECK(repeat >= 1, "gelu_tanh: repeat must be at least 1");
-  c10::cuda::CUDAGuard guard(x.device());
-  const at::Tensor xc = x.contiguous();
-  at::Tensor gc;
-  if (grad != nullptr) {
-    TORCH_CHECK(grad->scalar_type() == x.scalar_type() && grad->sizes() == x.sizes(), "gelu_tanh_backward: grad as x");
-    gc = grad->contiguous();
-  }
-  at::Tensor out = at::empty_like(xc, at::MemoryFormat::Contiguous);
-  const cudaError_t e = headroom_gelu_tanh(grad != nullptr ? gc.data_ptr() : nullptr, xc.data_ptr(), out.data_ptr(),
-                                           xc.numel(), dtype_code(xc), int(repeat),
-                                           c10::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(e == cudaSuccess, "gelu_tanh: ", cudaGetErrorString(e));
-  return out;
-}
-}  // namespace
-
-at::Tensor gelu_tanh_forward(const at::Tensor& x, int64_t repeat) { return run(nullptr, x, repeat); }
-at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& x, int64_t repeat) { return run(&grad, x, repeat); }
-"""
+def gelu_sources():
+    """The GELU kernels' C++ edge and CUDA source (workloads/kernels/)."""
+    with open(os.path.join(_HERE, "kernels", "gelu_tanh.cpp")) as f:
+        cpp_src = f.read()
+    with open(os.path.join(_HERE, "kernels", "gelu_tanh.cu")) as f:
+        return cpp_src, f.read()
 
 
 def _import_solution(stem):
@@ -216,9 +182,8 @@ def _load_cuda(names):
         _cuda_loaded.add("embedding")
     if ({"gelu", "gelu-slow"} & set(names)) and "gelu" not in _cuda_loaded:
         from torch.utils.cpp_extension import load_inline
-        with open(os.path.join(_HERE, "kernels", "gelu_tanh.cu")) as f:
-            cuda_src = f.read()
-        ext = load_inline(name="headroom_swap_gelu_tanh", cpp_sources=[_GELU_CPP], cuda_sources=[cuda_src],
+        cpp_src, cuda_src = gelu_sources()
+        ext = load_inline(name="headroom_swap_gelu_tanh", cpp_sources=[cpp_src], cuda_sources=[cuda_src],
                           functions=["gelu_tanh_forward", "gelu_tanh_backward"],
                           extra_cuda_cflags=["-O3", "-gencode=arch=compute_90a,code=sm_90a"], verbose=False)
         _lib.impl("gelu_tanh", lambda x, repeat: ext.gelu_tanh_forward(x, repeat), "CUDA")
