@@ -164,6 +164,48 @@ for script, args, message in (
     check(r.get("exit") == 2 and message in r.get("stderr", ""),
           f"{script} {' '.join(args)}: exit {r.get('exit')}, stderr {r.get('stderr', '')[-300:]!r}")
 
+# The swap problems (suites/swap): each CPU-sized Model runs, the backward's reference is the
+# workload's own arithmetic, and make_candidates.py writes candidates that parse.
+import ast  # noqa: E402
+import importlib.util  # noqa: E402
+import subprocess  # noqa: E402
+
+suite = os.path.join(HERE, "..", "suites", "swap")
+os.environ["DLRM_BENCH_PRESET"] = "cpu"
+problems = {}
+for name in ("dlrm_embedding_forward", "dlrm_embedding_backward", "gpt_gelu_forward", "gpt_gelu_backward"):
+    spec = importlib.util.spec_from_file_location("swap_problem_" + name, os.path.join(suite, "problems", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.manual_seed(3)
+    model = module.Model(*module.get_init_inputs())
+    inputs = module.get_inputs()
+    problems[name] = (model, inputs, model(*inputs))
+model, (values, grad_out), out = problems["dlrm_embedding_backward"]
+check(len(out) == 78, f"dlrm_embedding_backward: 3 outputs per table, {len(out)}")
+at = 0
+for t, hot in enumerate(model.multi_hot):
+    ids = values[at:at + grad_out.shape[1] * hot].view(-1, hot)
+    at += ids.numel()
+    ref = swap.rowwise_adagrad_rows_reference(model.weights[t], getattr(model, f"momentum{t}"), ids, grad_out[t],
+                                              model.lr, model.eps)
+    check(all(torch.equal(a, b) for a, b in zip(ref, out[3 * t:3 * t + 3])), f"dlrm_embedding_backward table {t}")
+model, (values, offsets), out = problems["dlrm_embedding_forward"]
+check(len(out) == 26 and torch.allclose(out[20][0], model.weights[20][values[sum(8 * h for h in model.multi_hot[:20]):][:100]].sum(0)),
+      "dlrm_embedding_forward: table 20's first bag is its 100 rows summed")
+cands = os.path.join(TMP, "candidates")
+p = subprocess.run([sys.executable, os.path.join(suite, "make_candidates.py"), cands], capture_output=True, text=True)
+check(p.returncode == 0, f"make_candidates.py: {p.stderr[-500:]}")
+written = sorted(os.path.relpath(os.path.join(d, f), cands) for d, _, fs in os.walk(cands) for f in fs)
+check(written == ["swap-slow3/gpt_gelu_backward.py", "swap-slow3/gpt_gelu_forward.py", "swap/dlrm_embedding_backward.py",
+                  "swap/dlrm_embedding_forward.py", "swap/gpt_gelu_backward.py", "swap/gpt_gelu_forward.py"],
+      f"make_candidates.py wrote {written}")
+for f in written:
+    with open(os.path.join(cands, f)) as src:
+        tree = ast.parse(src.read())
+    models = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew"]
+    check(models, f"{f}: no ModelNew")
+
 if failures:
     print(f"{len(failures)} check(s) failed", file=sys.stderr)
     sys.exit(1)
