@@ -36,8 +36,8 @@ GELU = ["--kernel", "GeluCUDAKernelImpl|gelu_tanh_forward_kernel=@gpt_gelu_forwa
 TRAIN = ["--mode", "train", "--table-optimizer", "rowwise-adagrad"]
 # name: (script, arguments, swap, A/B steps and block, trace steps, check-swap rules, results source)
 CASES = {
-    "dlrm_infer": ("dlrm.py", ["--mode", "infer"], "embedding", (200, 10), 40, ["--range", FORWARD], "swap"),
     "dlrm_train": ("dlrm.py", TRAIN, "embedding", (60, 5), 20, ["--range", FORWARD, "--range", BACKWARD], "swap"),
+    "dlrm_infer": ("dlrm.py", ["--mode", "infer"], "embedding", (200, 10), 40, ["--range", FORWARD], "swap"),
     "dlrmv2_train": ("dlrmv2.py", TRAIN, "embedding", (60, 5), 20, ["--range", FORWARD, "--range", BACKWARD], "swap"),
     "gpt_gelu": ("gpt.py", ["--mode", "train"], "gelu", (32, 4), 10, GELU, "swap"),
     "gpt_gelu_slow": ("gpt.py", ["--mode", "train"], "gelu-slow", (32, 4), 10, GELU, "swap-slow3"),

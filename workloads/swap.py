@@ -166,6 +166,12 @@ def _import_solution(stem):
 _cuda_loaded = set()
 
 
+def build_all():
+    """Compiles every swap's CUDA kernels into torch's extension cache (a GPU machine's first run
+    can do it while other work runs: `python3 -c 'import swap; swap.build_all()'` in workloads/)."""
+    _load_cuda(NAMES)
+
+
 def _load_cuda(names):
     """Builds (or finds in torch's extension cache) the CUDA kernels of the swaps named and
     registers them as the operators' CUDA implementations."""
