@@ -7,13 +7,11 @@ implementations are DLRM-Bench's solutions and workloads/kernels/gelu_tanh.cu, r
 
   python3 tests/workloads/swap_test.py workloads/
 """
-import contextlib
-import io
-import json
+import ast
+import importlib.util
 import os
-import runpy
+import subprocess
 import sys
-import tempfile
 
 try:
     import torch
@@ -21,33 +19,12 @@ except ImportError:
     print("no PyTorch in this Python: skipped")
     sys.exit(77)
 
-HERE = os.path.abspath(sys.argv[1])
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Harness  # noqa: E402
+
+h = Harness(sys.argv[1], "headroom-swap-")
+HERE, TMP, check, run = h.workloads, h.tmp, h.check, h.run
 import swap  # noqa: E402
-
-TMP = tempfile.mkdtemp(prefix="headroom-swap-")
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print(f"FAIL: {what}", file=sys.stderr)
-
-
-def run(script, *args):
-    summary = os.path.join(TMP, "summary.json")
-    if os.path.exists(summary):
-        os.remove(summary)
-    sys.argv = [script, "--device", "cpu", *args, "--summary", summary]
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            runpy.run_path(os.path.join(HERE, script), run_name="__main__")
-    except SystemExit as e:
-        return {"exit": e.code, "stderr": err.getvalue()}
-    with open(summary) as f:
-        return json.load(f)
 
 
 def ops_called(fn):
@@ -166,10 +143,6 @@ for script, args, message in (
 
 # The swap problems (suites/swap): each CPU-sized Model runs, the backward's reference is the
 # workload's own arithmetic, and make_candidates.py writes candidates that parse.
-import ast  # noqa: E402
-import importlib.util  # noqa: E402
-import subprocess  # noqa: E402
-
 suite = os.path.join(HERE, "..", "suites", "swap")
 os.environ["DLRM_BENCH_PRESET"] = "cpu"
 problems = {}
@@ -206,7 +179,4 @@ for f in written:
     models = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew"]
     check(models, f"{f}: no ModelNew")
 
-if failures:
-    print(f"{len(failures)} check(s) failed", file=sys.stderr)
-    sys.exit(1)
-print("OK")
+h.finish()

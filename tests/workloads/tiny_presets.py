@@ -5,17 +5,12 @@ python3-torch in CI); exits 77 (skipped) where PyTorch is missing.
 
   python3 tests/workloads/tiny_presets.py workloads/
 """
-import contextlib
 import gzip
-import io
 import json
 import os
 import re
-import runpy
-import shutil
 import subprocess
 import sys
-import tempfile
 
 try:
     import torch
@@ -23,44 +18,16 @@ except ImportError:
     print("no PyTorch in this Python: skipped")
     sys.exit(77)
 
-HERE = os.path.abspath(sys.argv[1])
-sys.path.insert(0, HERE)
-TMP = tempfile.mkdtemp(prefix="headroom-workloads-")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Harness  # noqa: E402
+
+h = Harness(sys.argv[1], "headroom-workloads-")
+HERE, TMP, check, run, expect_usage_error = h.workloads, h.tmp, h.check, h.run, h.expect_usage_error
 # The default step marker pattern of `headroom analyze` (include/headroom/analyze/analysis.hpp).
 STEP_MARKER = re.compile(r"^(ProfilerStep#\d+|[Ss]tep[ _#:]?\d+|[Ii]teration[ _#:]?\d+)$")
 MODES = {"gpt.py": ("train", "infer"), "llama.py": ("infer",), "bert.py": ("infer",), "dlrm.py": ("train", "infer"),
          "dlrmv2.py": ("train", "infer"), "hstu.py": ("train", "infer"), "resnet50.py": ("train", "infer"),
          "vit.py": ("infer",)}
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print(f"FAIL: {what}", file=sys.stderr)
-
-
-def run(script, *args):
-    """Runs the script as its own __main__ in this process (PyTorch is imported once for all) and
-    returns its summary, or the exit status and stderr of a run that exited."""
-    summary = os.path.join(TMP, "summary.json")
-    if os.path.exists(summary):
-        os.remove(summary)
-    sys.argv = [script, "--device", "cpu", *args, "--summary", summary]
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            runpy.run_path(os.path.join(HERE, script), run_name="__main__")
-    except SystemExit as e:
-        return {"exit": e.code, "stderr": err.getvalue()}
-    with open(summary) as f:
-        return json.load(f)
-
-
-def expect_usage_error(script, args, message):
-    r = run(script, *args)
-    check(r.get("exit") == 2, f"{script} {' '.join(args)}: exit status {r.get('exit')}, expected 2")
-    check(message in r.get("stderr", ""), f"{script} {' '.join(args)}: no '{message}' in: {r.get('stderr', '')!r}")
 
 
 # Every script and mode: two timed steps after one warm-up step.
@@ -123,8 +90,4 @@ if p.returncode == 0:
     with open(summary) as f:
         check(json.load(f)["preset"] == "tiny", "vit.py without CUDA: the tiny preset by default")
 
-shutil.rmtree(TMP, ignore_errors=True)
-if failures:
-    print(f"{len(failures)} check(s) failed", file=sys.stderr)
-    sys.exit(1)
-print("OK")
+h.finish()
