@@ -111,6 +111,8 @@ def main():
     ap.add_argument("--eval", action="store_true", help="judge the swap problems first, into OUT/swap.sqlite")
     ap.add_argument("--results", help="the results store with the swap problems' speedups (default OUT/swap.sqlite)")
     ap.add_argument("--budget", type=float, default=1e9, help="seconds: no case is started past it")
+    ap.add_argument("--recheck", action="store_true",
+                    help="run no workload: check again the traces and A/B summaries already in OUT (on any machine)")
     a = ap.parse_args()
     cases = [c for c in a.cases.split(",") if c]
     for c in cases:
@@ -148,14 +150,18 @@ def main():
         abs_ = []
         for r in range(a.reps):
             summary = os.path.join(d, f"ab{r + 1}.json")
-            if sh(workload(script, args, swap, "--swap-ab", str(block), "--steps", str(steps), "--summary", summary),
-                  log, 400) == 0:
+            if a.recheck:
+                if os.path.exists(summary):
+                    abs_.append(summary)
+            elif sh(workload(script, args, swap, "--swap-ab", str(block), "--steps", str(steps), "--summary", summary),
+                    log, 400) == 0:
                 abs_.append(summary)
         row["ab"] = ab_figures(abs_)
         print(f"{name}: A/B {[round(x['gain'], 2) for x in row['ab']]} points ({time.time() - t0:.0f} s)", flush=True)
         for arm, file in (("off", "before.sqlite"), ("on", "after.sqlite")):
-            sh([headroom, "profile", "-o", os.path.join(d, file), "--",
-                *workload(script, args, swap, "--swap-arm", arm, "--steps", str(trace_steps))], log, 400)
+            if not a.recheck:
+                sh([headroom, "profile", "-o", os.path.join(d, file), "--",
+                    *workload(script, args, swap, "--swap-arm", arm, "--steps", str(trace_steps))], log, 400)
         if not (os.path.exists(os.path.join(d, "before.sqlite")) and os.path.exists(os.path.join(d, "after.sqlite"))):
             row["note"] = "traces missing (run.log)"
             continue
@@ -177,27 +183,28 @@ def main():
             row["check_in_situ"] = check(headroom, d, situ, results, source, "-in-situ")
         print(f"{name}: checked ({time.time() - t0:.0f} s)", flush=True)
 
-    lines = ["| case | A/B gain, points (per process) | measured in traces | Amdahl | error | replay | error | "
-             "replay, in-situ speedups | error | route audit |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    lines = ["| case | A/B gain, points: median (3 processes) | traces' gain | kernel speedups | Amdahl | replay | "
+             "Amdahl error vs A/B, traces | replay error vs A/B, traces | operators' host ms per step | route audit |",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- |"]
     for row in rows:
-        ab = ", ".join(f"{x['gain']:+.2f}" for x in row.get("ab", []))
-        c = row.get("check")
-        if not c and not row.get("check_in_situ"):
+        gains = sorted(x["gain"] for x in row.get("ab", []))
+        ab = f"{statistics.median(gains):+.2f} ({', '.join(f'{g:+.2f}' for g in gains)})" if gains else ""
+        c = row.get("check") or row.get("check_in_situ")
+        if not c:
             lines.append(f"| {row['case']} | {ab} | | | | | | | | {row['note']} |")
             continue
-        s = row.get("check_in_situ") or {}
-        c = c or s
-        sg = s.get("gain_points", {}).get("replay")
-        se = s.get("error_points", {}).get("replay")
-        g, e, r = c["gain_points"], c["error_points"], c["route"]
-        if not row.get("check"):  # no eval speedups: Amdahl's and the replay's columns are the in-situ run's
-            g = dict(g, amdahl=float("nan"), replay=float("nan"))
-            e = dict(e, amdahl=float("nan"), replay=float("nan"))
-        audit = f"{r['targeted']} targeted, {r['fallbacks']} fallbacks, {r['gone']} gone, {r['appeared']} new"
-        lines.append(f"| {row['case']} | {ab} | {g['measured']:+.2f} | {g['amdahl']:+.2f} | {e['amdahl']:+.2f} | "
-                     f"{g['replay']:+.2f} | {e['replay']:+.2f} | {'' if sg is None else f'{sg:+.2f}'} | "
-                     f"{'' if se is None else f'{se:+.2f}'} | {audit} |")
+        figures = [("eval", row["check"])] if row.get("check") else []
+        if row.get("check_in_situ"):
+            figures.append(("in situ", row["check_in_situ"]))
+        for kind, f in figures:
+            g, r = f["gain_points"], f["route"]
+            speeds = ", ".join(f"{t['speedup']:.3f}x" for t in f["targets"]) + f" ({kind})"
+            host = "; ".join(f"{p['host_before_ms_per_step']:.2f} -> {p['host_after_ms_per_step']:.2f}"
+                             for p in f.get("in_situ", []) if "host_before_ms_per_step" in p)
+            err = lambda v: (f"{v - statistics.median(gains):+.2f}, " if gains else ", ") + f"{v - g['measured']:+.2f}"
+            audit = f"{r['targeted']} targeted, {r['fallbacks']} fallbacks, {r['gone']} gone, {r['appeared']} new"
+            lines.append(f"| {row['case']} | {ab} | {g['measured']:+.2f} | {speeds} | {g['amdahl']:+.2f} | "
+                         f"{g['replay']:+.2f} | {err(g['amdahl'])} | {err(g['replay'])} | {host} | {audit} |")
     speed = []
     for row in rows:
         for n in (row.get("check") or {}).get("notes", []):

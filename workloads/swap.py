@@ -182,8 +182,8 @@ def _load_cuda(names):
 
         def rows(weight, momentum, indices, grad_out, lr, eps):
             batch, bag = indices.shape
-            return backward.rowwise_adagrad_backward(weight, momentum, indices.view(1, batch, bag),
-                                                     grad_out.contiguous(), weight.shape[0], lr, eps)
+            return backward.rowwise_adagrad_backward(weight, momentum, indices.view(1, batch, bag), grad_out,
+                                                     weight.shape[0], lr, eps)
         _lib.impl("rowwise_adagrad_rows", rows, "CUDA")
         _cuda_loaded.add("embedding")
     if ({"gelu", "gelu-slow"} & set(names)) and "gelu" not in _cuda_loaded:
@@ -224,13 +224,16 @@ class _RowwiseAdagradLookup(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         weight, momentum, indices, lr, eps = ctx.state
+        # The pooled gradient is a strided view of the interaction's; both arms take it contiguous,
+        # outside the range, so the range holds only what the swap replaces.
+        grad_out = grad_out.contiguous()
         with nvtx("swap:rowwise_adagrad_update"):
             if active("embedding"):
                 rows, new_weight, new_momentum = torch.ops.headroom_swap.rowwise_adagrad_rows(
                     weight, momentum, indices, grad_out, lr, eps)
             else:
                 rows, new_weight, new_momentum = rowwise_adagrad_rows_reference(
-                    weight, momentum, indices, grad_out.contiguous(), lr, eps)
+                    weight, momentum, indices, grad_out, lr, eps)
         with torch.no_grad():
             weight.index_copy_(0, rows, new_weight)
             momentum.index_copy_(0, rows, new_momentum)

@@ -65,6 +65,10 @@ void write_console(std::ostream& out, const project::swap_check& s) {
     for (const auto& p : s.in_situ) {
       fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  {}\n", short_name(p.label, 60), p.before_ms_per_step,
                  p.after_ms_per_step, p.after_ms_per_step > 0 ? speedup(p.speedup()) : "(no kernel taken after)");
+      if (p.host_range) {
+        fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  (host time inside the ranges)\n", "", p.before_host_ms_per_step,
+                   p.after_host_ms_per_step);
+      }
     }
   }
   fmt::print(out, "\nStep time      {:>6}  {:>12}  {:>25}\n", "steps", "median", "interquartile range");
@@ -110,8 +114,11 @@ void write_json(std::ostream& out, const project::swap_check& s) {
     const auto& p = s.in_situ[i];
     j += i ? ",{\"label\":" : "{\"label\":";
     util::append_json_string(j, p.label);
-    j += fmt::format(",\"before_ms_per_step\":{},\"after_ms_per_step\":{},\"speedup\":{}}}", number(p.before_ms_per_step),
+    j += fmt::format(",\"before_ms_per_step\":{},\"after_ms_per_step\":{},\"speedup\":{}", number(p.before_ms_per_step),
                      number(p.after_ms_per_step), p.after_ms_per_step > 0 ? number(p.speedup()) : "null");
+    j += p.host_range ? fmt::format(",\"host_before_ms_per_step\":{},\"host_after_ms_per_step\":{}}}",
+                                    number(p.before_host_ms_per_step), number(p.after_host_ms_per_step))
+                      : std::string("}");
   }
   j += "],";
   sample_json(j, "before", s.before);

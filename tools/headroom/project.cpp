@@ -18,6 +18,7 @@ struct project_args : trace_args, join_args {
   std::vector<std::string> speedup;
   std::vector<std::string> categories;
   std::vector<std::string> kernels;
+  std::vector<std::string> ranges;
   std::vector<std::string> results;  // files or postgresql:// URLs
   std::vector<std::filesystem::path> speedups;
   bool json = false;
@@ -27,8 +28,9 @@ struct project_args : trace_args, join_args {
 
 constexpr const char* project_help = R"(Project the end-to-end speedup of faster kernels (Amdahl, per part).
 
-Each kernel belongs to the first part that takes it: --kernel patterns first, then --category,
-then --speedup for the addressable rest. A part's fraction is the union of its kernels' time in the
+Each kernel belongs to the first part that takes it: --kernel patterns first, then --range (the
+kernels launched inside host ranges of that name: an operator's NVTX range or record_function), then
+--category, then --speedup for the addressable rest. A part's fraction is the union of its kernels' time in the
 window over the wall clock; parts combine term by term: S = 1 / (1 - sum f_i + sum f_i / s_i).
 Categories of non-addressable kernels are allowed (what if cuBLAS got faster?). Parts that overlap
 in time on other streams make the bound optimistic; see docs/method.md.
@@ -66,7 +68,7 @@ template <class Projection> int write_projection(util::output_file& file, const 
 }
 
 int run_measured(const project_args& a) {
-  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty()) {
+  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty() || !a.ranges.empty()) {
     throw input_error("--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
   }
   const auto sources = project::read_sources(
@@ -89,6 +91,7 @@ int run_project(const project_args& a) {
   const auto o = to_analyze_options(a);
   std::vector<project::speedup_rule> rules;
   for (const auto& k : a.kernels) rules.push_back(project::parse_kernel_speedup(k));
+  for (const auto& r : a.ranges) rules.push_back(project::parse_range_speedup(r));
   for (const auto& c : a.categories) rules.push_back(project::parse_category_speedup(c));
   for (const auto& s : a.speedup) rules.push_back(project::parse_addressable_speedup(s));
   if (rules.empty()) rules.push_back(project::parse_addressable_speedup("inf"));
@@ -105,7 +108,8 @@ int run_project(const project_args& a) {
     }
     return write_projection(file, p, a.json);
   }
-  read.launch_pairs_for_json = true;
+  // --range needs each launch call's thread, which the launch pairs alone do not keep.
+  read.launch_pairs_for_json = a.ranges.empty();
   return write_projection(file, project::project_amdahl(read_inputs(a, read), classifier, o, rules), a.json);
 }
 
@@ -119,6 +123,9 @@ const command_registration registration{{"project", 40, [](CLI::App& app) -> std
       ->allow_extra_args(false);
   sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (gemm=1.5)")->allow_extra_args(false);
   sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('triton_.*=2')")
+      ->allow_extra_args(false);
+  sub->add_option("--range", args->ranges,
+                  "REGEX=SPEEDUP: the kernels launched inside host ranges (NVTX, record_function) of that name; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--results", args->results, "a results store written by headroom eval (a file or a postgresql:// URL): join its measured speedups; repeatable")
       ->allow_extra_args(false);

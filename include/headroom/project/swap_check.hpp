@@ -53,6 +53,12 @@ struct in_situ_part {
   double before_ms_per_step = 0;  // the part's busy time (union) per step
   double after_ms_per_step = 0;
   double speedup() const { return after_ms_per_step > 0 ? before_ms_per_step / after_ms_per_step : 0; }
+  // A range rule: the host time per step inside its ranges (their union on each thread, the waits for
+  // the device included). A swap that fuses many operations into one removes host work (dispatch,
+  // synchronisation round trips) that no kernel speedup describes; this shows it.
+  bool host_range = false;
+  double before_host_ms_per_step = 0;
+  double after_host_ms_per_step = 0;
 };
 
 struct swap_check {

@@ -28,6 +28,7 @@ struct kernel {
   std::string name;
   double us_long;
   std::string range;
+  double range_us = 2;  // the host range's length around the launch
 };
 
 // `steps` steps of GEMM (100 us), `middle`, and a MulFunctor kernel (50 us). The host launches every
@@ -47,7 +48,7 @@ trace::trace program(int steps, const std::vector<kernel>& middle) {
       if (!k.range.empty()) {
         trace::range r;
         r.start = host - us(0.5);
-        r.end = host + us(1.5);
+        r.end = r.start + us(k.range_us);
         r.name = b.t.strings.intern(k.range);
         r.thread = 1;
         r.kind = trace::range_kind::nvtx;
@@ -144,11 +145,30 @@ TEST(SwapCheck, ARangeRuleTakesOnlyTheKernelsLaunchedInsideTheOperator) {
   // The range takes the new kernel after the swap: 40 us became 10 inside the program.
   ASSERT_EQ(s.in_situ.size(), 1u);
   EXPECT_NEAR(s.in_situ[0].speedup(), 4.0, 1e-9);
+  EXPECT_TRUE(s.in_situ[0].host_range);
+  EXPECT_NEAR(s.in_situ[0].before_host_ms_per_step, 0.002, 1e-9);
+  EXPECT_NEAR(s.in_situ[0].after_host_ms_per_step, 0.002, 1e-9);
+  for (const auto& n : s.notes) EXPECT_EQ(n.find("host ranges shrank"), std::string::npos) << n;
 
   const auto stuck = program(6, {{mul, 40, "swap:rowwise_adagrad_update"}});
   const auto f = check(before, stuck, {project::parse_range_speedup("swap:rowwise_adagrad=4")});
   EXPECT_EQ(f.route.fallbacks, 1u);
   EXPECT_NEAR(f.measured_gain, 0.0, 0.01);
+}
+
+// A fused operator: its range held the host for 150 us before (dispatching many operations, waiting
+// on their results) and 2 us after. Held open that long, the range before also takes the MulFunctor
+// launched after it: 90 us of kernels became 10. The check says the host work went too.
+TEST(SwapCheck, HostWorkTheSwapRemovedIsShownBesideTheKernelSaving) {
+  const auto before = program(6, {{mul, 40, "swap:rowwise_adagrad_update", 150}});
+  const auto after = program(6, {{"rowwise_adagrad_segments_kernel", 10, "swap:rowwise_adagrad_update", 2}});
+  const auto s = check(before, after, {project::parse_range_speedup("swap:rowwise_adagrad=4")});
+  ASSERT_EQ(s.in_situ.size(), 1u);
+  EXPECT_NEAR(s.in_situ[0].before_host_ms_per_step, 0.150, 1e-9);
+  EXPECT_NEAR(s.in_situ[0].after_host_ms_per_step, 0.002, 1e-9);
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes.back().find("host ranges shrank by 0.148 ms per step, their kernels by 0.080 ms"), std::string::npos)
+      << s.notes.back();
 }
 
 TEST(SwapCheck, RulesThatTakeNothingOrNoRulesAreRefused) {
