@@ -2,17 +2,10 @@
 #include "headroom/analyze/launch_ranges.hpp"
 
 #include <algorithm>
-#include <map>
 #include <unordered_set>
-#include <utility>
-
-#include "headroom/analyze/intervals.hpp"
 
 namespace headroom::analyze {
 namespace {
-
-// A host thread of one process.
-using thread_key = std::pair<std::uint16_t, std::uint32_t>;
 
 bool covers(const interval_union& u, time_ns at) {
   const auto it = std::upper_bound(u.begin(), u.end(), at, [](time_ns v, const interval& s) { return v < s.end; });
@@ -21,10 +14,9 @@ bool covers(const interval_union& u, time_ns at) {
 
 }  // namespace
 
-std::vector<bool> launched_in_ranges(const trace::trace& t, const util::regex& names) {
-  std::vector<bool> out(t.activities.size(), false);
+thread_spans host_ranges_named(const trace::trace& t, const util::regex& names) {
   std::vector<signed char> hit(t.strings.size(), -1);
-  std::map<thread_key, std::vector<interval>> spans;
+  std::map<std::pair<std::uint16_t, std::uint32_t>, std::vector<interval>> spans;
   for (const auto& r : t.ranges) {
     if (r.kind != trace::range_kind::cpu_annotation && r.kind != trace::range_kind::nvtx) continue;
     if (r.end <= r.start) continue;
@@ -32,9 +24,15 @@ std::vector<bool> launched_in_ranges(const trace::trace& t, const util::regex& n
     if (h < 0) h = names.search(t.strings[r.name]) ? 1 : 0;
     if (h == 1) spans[{r.process, r.thread}].push_back({r.start, r.end});
   }
-  if (spans.empty()) return out;
-  std::map<thread_key, interval_union> inside;
-  for (auto& [key, v] : spans) inside.emplace(key, make_union(std::move(v)));
+  thread_spans out;
+  for (auto& [key, v] : spans) out.emplace(key, make_union(std::move(v)));
+  return out;
+}
+
+std::vector<bool> launched_in_ranges(const trace::trace& t, const util::regex& names) {
+  std::vector<bool> out(t.activities.size(), false);
+  const auto inside = host_ranges_named(t, names);
+  if (inside.empty()) return out;
 
   // Correlation ids are unique within a process, not across processes.
   std::unordered_set<std::uint64_t> launched;

@@ -12,6 +12,7 @@
 #include "headroom/project/replay_report.hpp"
 #include "headroom/project/shrink.hpp"
 #include "headroom/analyze/intervals.hpp"
+#include "headroom/analyze/launch_ranges.hpp"
 #include "headroom/classify/classifier.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/regex.hpp"
@@ -123,28 +124,19 @@ route_audit audit_route(const std::map<std::string, tally>& before, std::size_t 
 
 double median_of(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 
-// Host time inside ranges whose name `pattern` finds (cpu annotations and NVTX), their union on each
-// thread, counting only what lies inside a window of the range's process.
+// Host time inside the ranges `pattern` names (their union on each thread), counting only what lies
+// inside a window of the range's process.
 double host_time_in_ranges(const trace::trace& t, const analyze::analysis_report& a, const std::string& pattern) {
-  const util::regex names(pattern, "range pattern");
-  std::map<std::uint16_t, std::vector<std::pair<time_ns, time_ns>>> windows;
-  for (const auto& tl : a.timelines) windows[tl.process].push_back({tl.win.start, tl.win.end});
-  std::map<std::pair<std::uint16_t, std::uint32_t>, std::vector<analyze::interval>> spans;
-  std::vector<signed char> hit(t.strings.size(), -1);
-  for (const auto& r : t.ranges) {
-    if (r.kind != trace::range_kind::cpu_annotation && r.kind != trace::range_kind::nvtx) continue;
-    auto& h = hit[r.name];
-    if (h < 0) h = names.search(t.strings[r.name]) ? 1 : 0;
-    if (h == 0) continue;
-    const auto w = windows.find(r.process);
-    if (w == windows.end()) continue;
-    for (const auto& [lo, hi] : w->second) {
-      const time_ns s = std::max(r.start, lo), e = std::min(r.end, hi);
-      if (e > s) spans[{r.process, r.thread}].push_back({s, e});
-    }
-  }
+  const auto spans = analyze::host_ranges_named(t, util::regex(pattern, "range pattern"));
   double total = 0;
-  for (auto& [key, v] : spans) total += static_cast<double>(analyze::length(analyze::make_union(std::move(v))));
+  for (const auto& [key, u] : spans) {
+    // A process with several devices has a window on each: what lies in any of them, once.
+    analyze::interval_union inside;
+    for (const auto& tl : a.timelines) {
+      if (tl.process == key.first) inside = analyze::unite(inside, analyze::clip(u, tl.win.start, tl.win.end));
+    }
+    total += static_cast<double>(analyze::length(inside));
+  }
   return total;
 }
 
@@ -166,7 +158,10 @@ swap_check check_swap(const trace::trace& before, const trace::trace& after, con
         "(check the patterns against `headroom analyze` of the before-trace)");
   }
   r.before = sample_steps(before, p.amdahl.analysis);
-  const auto after_analysis = analyze::analyze(after, c, o);
+  // The after-trace's analysis with the rules' parts: its windows for the steps, its parts for the
+  // in-situ figures.
+  const auto after_amdahl = project_amdahl(after, c, o, rules);
+  const auto& after_analysis = after_amdahl.analysis;
   r.after = sample_steps(after, after_analysis);
   if (r.before.steps.empty() || r.after.steps.empty()) {
     throw input_error(fmt::format("the {} trace has no step in its window: a swap is checked step against step",
@@ -198,7 +193,6 @@ swap_check check_swap(const trace::trace& before, const trace::trace& after, con
     r.replay_reproduction = sum / static_cast<double>(reproduction.size());
   }
 
-  const auto after_amdahl = project_amdahl(after, c, o, rules);
   const auto ordered = rules_in_order(rules);
   const double nb = static_cast<double>(r.before.steps.size()), na = static_cast<double>(r.after.steps.size());
   double kernel_saving = 0, host_saving = 0;

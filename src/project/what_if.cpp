@@ -57,22 +57,22 @@ speedup_rule parse_category_speedup(std::string_view text) {
   return r;
 }
 
-speedup_rule parse_kernel_speedup(std::string_view text) {
-  const auto [pattern, s] = split(text, "--kernel", "REGEX=SPEEDUP such as 'triton_.*=2'");
+// "REGEX=SPEEDUP" for a rule over names: kernel names or the host ranges around their launches.
+speedup_rule pattern_rule(std::string_view text, speedup_rule::target what, std::string_view flag, std::string_view form) {
+  const auto [pattern, s] = split(text, flag, form);
   speedup_rule r;
-  r.what = speedup_rule::target::kernel_pattern;
+  r.what = what;
   r.pattern = std::string(pattern);
   r.speedup = s;
   return r;
 }
 
+speedup_rule parse_kernel_speedup(std::string_view text) {
+  return pattern_rule(text, speedup_rule::target::kernel_pattern, "--kernel", "REGEX=SPEEDUP such as 'triton_.*=2'");
+}
+
 speedup_rule parse_range_speedup(std::string_view text) {
-  const auto [pattern, s] = split(text, "--range", "REGEX=SPEEDUP such as 'embedding_bag_forward=2'");
-  speedup_rule r;
-  r.what = speedup_rule::target::host_range;
-  r.pattern = std::string(pattern);
-  r.speedup = s;
-  return r;
+  return pattern_rule(text, speedup_rule::target::host_range, "--range", "REGEX=SPEEDUP such as 'embedding_bag_forward=2'");
 }
 
 speedup_rule parse_addressable_speedup(std::string_view text) {
