@@ -33,12 +33,14 @@ FORWARD = "swap:embedding_bag_forward=@dlrm_embedding_forward"
 BACKWARD = "swap:rowwise_adagrad_update=@dlrm_embedding_backward"
 GELU = ["--kernel", "GeluCUDAKernelImpl|gelu_tanh_forward_kernel=@gpt_gelu_forward",
         "--kernel", "GeluBackwardCUDAKernelImpl|gelu_tanh_backward_kernel=@gpt_gelu_backward"]
+CROSS = "swap:cross_forward=@dlrmv2_cross_forward"
 TRAIN = ["--mode", "train", "--table-optimizer", "rowwise-adagrad"]
 # name: (script, arguments, swap, A/B steps and block, trace steps, check-swap rules, results source)
 CASES = {
     "dlrm_train": ("dlrm.py", TRAIN, "embedding", (60, 5), 20, ["--range", FORWARD, "--range", BACKWARD], "swap"),
     "dlrm_infer": ("dlrm.py", ["--mode", "infer"], "embedding", (200, 10), 40, ["--range", FORWARD], "swap"),
     "dlrmv2_train": ("dlrmv2.py", TRAIN, "embedding", (60, 5), 20, ["--range", FORWARD, "--range", BACKWARD], "swap"),
+    "dlrmv2_cross": ("dlrmv2.py", TRAIN, "cross", (60, 5), 20, ["--range", CROSS], "swap"),
     "gpt_gelu": ("gpt.py", ["--mode", "train"], "gelu", (32, 4), 10, GELU, "swap"),
     "gpt_gelu_slow": ("gpt.py", ["--mode", "train"], "gelu-slow", (32, 4), 10, GELU, "swap-slow3"),
 }

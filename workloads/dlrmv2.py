@@ -4,7 +4,8 @@
 = 3456 concatenated features, top MLP 1024-1024-512-256-1, a logit and BCEWithLogitsLoss. Training
 with Adagrad as the reference (sparse Adagrad for the tables). The h200 preset is one GPU's share of
 MLPerf's global batch (8192). --compile compiles the bottom MLP and the cross network with the top
-MLP; the tables stay eager.
+MLP; the tables stay eager. --swap cross runs the cross network in bf16 (from fp32 weights, both
+arms) with its forward by DLRM-Bench 06's kernel or PyTorch's (swap.py).
 
 Example:  python3 workloads/dlrmv2.py --mode train --profile torch --trace dlrmv2_train.json.gz
 """
@@ -13,6 +14,7 @@ import torch.nn as nn
 
 import common
 import recsys
+import swap
 from layers import mlp
 
 PRESETS = {
@@ -31,10 +33,21 @@ class LowRankCross(nn.Module):
         self.up = nn.ModuleList(nn.Linear(rank, width, device=device) for _ in range(layers))
 
     def forward(self, x0):
+        if swap.enabled("cross"):
+            return self.swappable(x0)
         x = x0
         for down, up in zip(self.down, self.up):
             x = x0 * up(down(x)) + x
         return x
+
+    def swappable(self, x0):
+        """The same network as one operator (`--swap cross`): bf16 weights stacked per layer from the
+        fp32 ones (gradients flow back through the casts), in and out of bf16 around it."""
+        low = torch.bfloat16 if x0.is_cuda else x0.dtype  # Debian's CPU PyTorch: fp32 on the tiny preset
+        V = torch.stack([d.weight for d in self.down]).to(low)
+        W = torch.stack([u.weight for u in self.up]).to(low)
+        b = torch.stack([u.bias for u in self.up]).to(low)
+        return swap.cross_network(x0.to(low).contiguous(), V, W, b).to(x0.dtype)
 
 
 class Over(nn.Module):
@@ -97,4 +110,4 @@ def build(args):
 
 
 if __name__ == "__main__":
-    common.run(build, add_args, PRESETS, swaps=("embedding",))
+    common.run(build, add_args, PRESETS, swaps=("embedding", "cross"))

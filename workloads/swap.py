@@ -20,6 +20,14 @@ Swaps (--swap, comma-separated):
   gelu       transformers: the tanh GELU forward and backward by our kernels (workloads/kernels/
              gelu_tanh.cu): PyTorch's GeluCUDAKernelImpl and GeluBackwardCUDAKernelImpl go.
   gelu-slow  the same kernels with every pass repeated --slow-factor times: a control of known size.
+  cross      DLRMv2: the DCNv2 low-rank cross network's forward (3 layers of x0 * (W (V x) + b) + x)
+             by DLRM-Bench 06's kernel (two GEMMs a layer, the bias, product and residual fused into
+             the second one's epilogue; 06_dcnv2_low_rank_cross.py), slower than cuBLAS's GEMMs:
+             a swap that loses. The kernel is bf16, so with `--swap cross` both arms run the cross
+             network in bf16 from fp32 master weights (the casts outside the range), the forward
+             inside the NVTX range "swap:cross_forward". Its backward is PyTorch's on both arms, from
+             the forward recomputed with PyTorch's kernels (the kernel keeps no intermediates: the
+             cross network is checkpointed in both arms, outside the range).
 
 --swap-arm off runs a swap's code path with PyTorch's kernels (the program before the swap, with the
 same ranges), on (the default) with ours; --swap-ab K alternates blocks of K steps between the two in
@@ -32,7 +40,7 @@ import os
 import torch
 import torch.nn.functional as F
 
-NAMES = ("embedding", "gelu", "gelu-slow")
+NAMES = ("embedding", "gelu", "gelu-slow", "cross")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _SOLUTIONS = os.path.join(_HERE, "..", "suites", "dlrm-bench", "solutions")
 
@@ -97,6 +105,7 @@ _lib.define("rowwise_adagrad_rows(Tensor weight, Tensor momentum, Tensor indices
             " -> (Tensor, Tensor, Tensor)")
 _lib.define("gelu_tanh(Tensor x, int repeat) -> Tensor")
 _lib.define("gelu_tanh_backward(Tensor grad, Tensor x, int repeat) -> Tensor")
+_lib.define("cross_network(Tensor x0, Tensor V, Tensor W, Tensor b) -> Tensor")
 
 
 def embedding_bag_sum_reference(weight, indices, offsets):
@@ -116,6 +125,15 @@ def rowwise_adagrad_rows_reference(weight, momentum, indices, grad_out, lr, eps)
     new_momentum = momentum[unique] + grad.pow(2).mean(1)
     new_weight = weight[unique] - lr * grad / (new_momentum.sqrt() + eps).unsqueeze(1)
     return unique, new_weight, new_momentum
+
+
+def cross_network_reference(x0, V, W, b):
+    """DCNv2's low-rank cross network as eager PyTorch runs it (DLRM-Bench 06's Model): for each layer
+    l, x <- x0 * (W_l (V_l x) + b_l) + x, from x = x0; V [L, r, N], W [L, N, r], b [L, N]."""
+    x = x0
+    for layer in range(V.shape[0]):
+        x = x0 * F.linear(F.linear(x, V[layer]), W[layer], b[layer]) + x
+    return x
 
 
 def _gelu_cpu(x, repeat):
@@ -139,6 +157,8 @@ _lib.impl("embedding_bag_sum", embedding_bag_sum_reference, "CPU")
 _lib.impl("rowwise_adagrad_rows", rowwise_adagrad_rows_reference, "CPU")
 _lib.impl("gelu_tanh", _gelu_cpu, "CPU")
 _lib.impl("gelu_tanh_backward", _gelu_backward_cpu, "CPU")
+_lib.impl("cross_network", cross_network_reference, "CPU")
+_lib.impl("cross_network", lambda x0, V, W, b: torch.empty_like(x0), "Meta")
 _lib.impl("gelu_tanh", lambda x, repeat: torch.empty_like(x), "Meta")
 _lib.impl("gelu_tanh_backward", lambda grad, x, repeat: torch.empty_like(x), "Meta")
 _lib.impl("embedding_bag_sum",
@@ -195,6 +215,10 @@ def _load_cuda(names):
         _lib.impl("gelu_tanh", lambda x, repeat: ext.gelu_tanh_forward(x, repeat), "CUDA")
         _lib.impl("gelu_tanh_backward", lambda grad, x, repeat: ext.gelu_tanh_backward(grad, x, repeat), "CUDA")
         _cuda_loaded.add("gelu")
+    if "cross" in names and "cross" not in _cuda_loaded:
+        cross = _import_solution("06_dcnv2_low_rank_cross")._ext
+        _lib.impl("cross_network", lambda x0, V, W, b: cross.cross_network(x0, V, W, b), "CUDA")
+        _cuda_loaded.add("cross")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,3 +287,35 @@ def gelu(x, approximate):
     if approximate == "tanh" and (active("gelu") or active("gelu-slow")):
         return _GeluTanh.apply(x, _slow_factor if active("gelu-slow") else 1)
     return F.gelu(x, approximate=approximate)
+
+
+def _cross_forward(x0, V, W, b):
+    with nvtx("swap:cross_forward"):
+        if active("cross"):
+            return torch.ops.headroom_swap.cross_network(x0, V, W, b)
+        return cross_network_reference(x0, V, W, b)
+
+
+class _CrossNetwork(torch.autograd.Function):
+    """The cross network's forward by our kernel (arm on) or PyTorch's (off), inside the range; the
+    backward recomputes the forward with PyTorch's kernels and differentiates it, the same in both
+    arms (our kernel keeps no per-layer intermediates to differentiate)."""
+
+    @staticmethod
+    def forward(ctx, x0, V, W, b):
+        ctx.save_for_backward(x0, V, W, b)
+        return _cross_forward(x0, V, W, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inputs = [t.detach().requires_grad_(True) for t in ctx.saved_tensors]
+        with torch.enable_grad():
+            out = cross_network_reference(*inputs)
+        return torch.autograd.grad(out, inputs, grad)
+
+
+def cross_network(x0, V, W, b):
+    """The low-rank cross network over x0 [B, N] (V [L, r, N], W [L, N, r], b [L, N], one dtype)."""
+    if not torch.is_grad_enabled():
+        return _cross_forward(x0, V, W, b)
+    return _CrossNetwork.apply(x0, V, W, b)

@@ -7,6 +7,7 @@ KernelBench candidate, since a candidate's worker sees only its own file.
   OUT/swap/dlrm_embedding_backward.py   DLRM-Bench 04's solution, the same for the fused row-wise Adagrad
   OUT/swap/gpt_gelu_forward.py          workloads/kernels/gelu_tanh.{cpp,cu}
   OUT/swap/gpt_gelu_backward.py
+  OUT/swap/dlrmv2_cross_forward.py      DLRM-Bench 06's solution as it is (its problem's shapes are the workload's)
   OUT/swap-slowK/gpt_gelu_*.py          the same kernels, every pass repeated K times (--slow-factor)
 
 The DLRM candidates are a solution file followed by a ModelNew that replaces the solution's own; the
@@ -117,13 +118,14 @@ def main():
           read(*solutions, "01_embedding_bag_zipf.py") + FORWARD_MODEL)
     write(os.path.join(a.out, "swap", "dlrm_embedding_backward.py"),
           read(*solutions, "04_tbe_backward_rowwise_adagrad.py") + BACKWARD_MODEL)
+    write(os.path.join(a.out, "swap", "dlrmv2_cross_forward.py"), read(*solutions, "06_dcnv2_low_rank_cross.py"))
     cpp, cuda = read("workloads", "kernels", "gelu_tanh.cpp"), read("workloads", "kernels", "gelu_tanh.cu")
     for folder, swap, repeat in (("swap", "gelu", 1), (f"swap-slow{a.slow_factor}", "gelu-slow", a.slow_factor)):
         for name, what, function, args in (("gpt_gelu_forward", "forward", "gelu_tanh_forward", "x"),
                                            ("gpt_gelu_backward", "backward", "gelu_tanh_backward", "grad, x")):
             write(os.path.join(a.out, folder, name + ".py"),
                   GELU.format(what=what, swap=swap, repeat=repeat, cpp=cpp, cuda=cuda, function=function, args=args))
-    print(f"candidates written under {a.out}: swap/ (4), swap-slow{a.slow_factor}/ (2)")
+    print(f"candidates written under {a.out}: swap/ (5), swap-slow{a.slow_factor}/ (2)")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,14 @@ xr = x.clone().requires_grad_(True)
 (dx,) = torch.autograd.grad(torch.nn.functional.gelu(xr, approximate="tanh"), xr, g)
 check(torch.allclose(torch.ops.headroom_swap.gelu_tanh_backward(g, x, 3), dx), "gelu_tanh_backward")
 
+# The cross network: the operator's CPU implementation against the layers written out, and the swapped
+# forward through the autograd Function giving PyTorch's gradients (its backward recomputes).
+x0 = torch.randn(5, 12, dtype=torch.float64)
+V, W, b = torch.randn(2, 3, 12, dtype=torch.float64), torch.randn(2, 12, 3, dtype=torch.float64), torch.randn(2, 12, dtype=torch.float64)
+x1 = x0 * (x0 @ V[0].T @ W[0].T + b[0]) + x0
+check(torch.allclose(torch.ops.headroom_swap.cross_network(x0, V, W, b), x0 * (x1 @ V[1].T @ W[1].T + b[1]) + x1),
+      "cross_network: two layers as defined")
+
 # The arms: on, the headroom_swap operators run; off, PyTorch's, on the same code path.
 swap.configure(["gelu"])
 for on in (True, False):
@@ -86,6 +94,19 @@ for on in (True, False):
           "gelu swap: the same gradient")
     xn = torch.randn(4, requires_grad=True)
     check(torch.equal(swap.gelu(xn, "none"), torch.nn.functional.gelu(xn)), "gelu swap leaves the erf form alone")
+
+swap.configure(["cross"])
+grads = []
+for on in (True, False):
+    swap.set_arm(on)
+    leaves = [t.clone().requires_grad_(True) for t in (x0, V, W, b)]
+    names = ops_called(lambda: swap.cross_network(*leaves).pow(2).sum().backward())
+    check(("headroom_swap::cross_network" in names) == on, f"cross arm {'on' if on else 'off'}: {sorted(n for n in names if 'swap' in n)}")
+    grads.append([t.grad for t in leaves])
+plain = [t.clone().requires_grad_(True) for t in (x0, V, W, b)]
+swap.cross_network_reference(*plain).pow(2).sum().backward()
+for arm, g in zip(("on", "off"), grads):
+    check(all(torch.allclose(a, p.grad) for a, p in zip(g, plain)), f"cross arm {arm}: PyTorch's gradients for x0, V, W, b")
 
 # The fused update trains the table in both arms the same way, and only through our operators when on.
 swap.configure(["embedding"])
@@ -114,6 +135,8 @@ swap.configure([])
 for script, args in (("dlrm.py", ["--mode", "train", "--table-optimizer", "rowwise-adagrad", "--swap", "embedding"]),
                      ("dlrm.py", ["--mode", "infer", "--swap", "embedding"]),
                      ("dlrmv2.py", ["--mode", "train", "--table-optimizer", "rowwise-adagrad", "--swap", "embedding"]),
+                     ("dlrmv2.py", ["--mode", "train", "--table-optimizer", "rowwise-adagrad", "--swap", "cross"]),
+                     ("dlrmv2.py", ["--mode", "infer", "--swap", "cross"]),
                      ("gpt.py", ["--swap", "gelu"]),
                      ("gpt.py", ["--swap", "gelu-slow", "--slow-factor", "2"])):
     what = f"{script} {' '.join(args)}"
@@ -132,6 +155,7 @@ for script, args in (("dlrm.py", ["--mode", "train", "--table-optimizer", "rowwi
 # optimizer, an A/B without a swap or with one step per block.
 for script, args, message in (
         ("gpt.py", ["--swap", "embedding"], "this workload swaps gelu, gelu-slow"),
+        ("dlrm.py", ["--swap", "cross"], "this workload swaps embedding"),
         ("resnet50.py", ["--swap", "gelu"], "this workload swaps nothing"),
         ("dlrm.py", ["--mode", "train", "--swap", "embedding"], "give --table-optimizer rowwise-adagrad"),
         ("gpt.py", ["--swap-ab", "2"], "--swap-ab K needs"),
@@ -146,7 +170,8 @@ for script, args, message in (
 suite = os.path.join(HERE, "..", "suites", "swap")
 os.environ["DLRM_BENCH_PRESET"] = "cpu"
 problems = {}
-for name in ("dlrm_embedding_forward", "dlrm_embedding_backward", "gpt_gelu_forward", "gpt_gelu_backward"):
+for name in ("dlrm_embedding_forward", "dlrm_embedding_backward", "gpt_gelu_forward", "gpt_gelu_backward",
+             "dlrmv2_cross_forward"):
     spec = importlib.util.spec_from_file_location("swap_problem_" + name, os.path.join(suite, "problems", name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -166,12 +191,15 @@ for t, hot in enumerate(model.multi_hot):
 model, (values, offsets), out = problems["dlrm_embedding_forward"]
 check(len(out) == 26 and torch.allclose(out[20][0], model.weights[20][values[sum(8 * h for h in model.multi_hot[:20]):][:100]].sum(0)),
       "dlrm_embedding_forward: table 20's first bag is its 100 rows summed")
+model, (x0,), out = problems["dlrmv2_cross_forward"]
+check(torch.allclose(out, swap.cross_network_reference(x0, model.V, model.W, model.b)),
+      "dlrmv2_cross_forward: the workload's cross network")
 cands = os.path.join(TMP, "candidates")
 p = subprocess.run([sys.executable, os.path.join(suite, "make_candidates.py"), cands], capture_output=True, text=True)
 check(p.returncode == 0, f"make_candidates.py: {p.stderr[-500:]}")
 written = sorted(os.path.relpath(os.path.join(d, f), cands) for d, _, fs in os.walk(cands) for f in fs)
 check(written == ["swap-slow3/gpt_gelu_backward.py", "swap-slow3/gpt_gelu_forward.py", "swap/dlrm_embedding_backward.py",
-                  "swap/dlrm_embedding_forward.py", "swap/gpt_gelu_backward.py", "swap/gpt_gelu_forward.py"],
+                  "swap/dlrm_embedding_forward.py", "swap/dlrmv2_cross_forward.py", "swap/gpt_gelu_backward.py", "swap/gpt_gelu_forward.py"],
       f"make_candidates.py wrote {written}")
 for f in written:
     with open(os.path.join(cands, f)) as src:
