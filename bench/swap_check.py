@@ -40,7 +40,9 @@ CASES = {
     "dlrm_train": ("dlrm.py", TRAIN, "embedding", (60, 5), 20, ["--range", FORWARD, "--range", BACKWARD], "swap"),
     "dlrm_infer": ("dlrm.py", ["--mode", "infer"], "embedding", (200, 10), 40, ["--range", FORWARD], "swap"),
     "dlrmv2_train": ("dlrmv2.py", TRAIN, "embedding", (60, 5), 20, ["--range", FORWARD, "--range", BACKWARD], "swap"),
-    "dlrmv2_cross": ("dlrmv2.py", TRAIN, "cross", (60, 5), 20, ["--range", CROSS], "swap"),
+    # The cross network's swap moves the step by about a point, and this training step drifts by
+    # several within a process (H100): short blocks, many of them.
+    "dlrmv2_cross": ("dlrmv2.py", TRAIN, "cross", (200, 4), 20, ["--range", CROSS], "swap"),
     "gpt_gelu": ("gpt.py", ["--mode", "train"], "gelu", (32, 4), 10, GELU, "swap"),
     "gpt_gelu_slow": ("gpt.py", ["--mode", "train"], "gelu-slow", (32, 4), 10, GELU, "swap-slow3"),
 }
