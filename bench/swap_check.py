@@ -43,6 +43,7 @@ CASES = {
     # The cross network's swap moves the step by about a point, and this training step drifts by
     # several within a process (H100): short blocks, many of them.
     "dlrmv2_cross": ("dlrmv2.py", TRAIN, "cross", (200, 4), 20, ["--range", CROSS], "swap"),
+    "dlrmv2_cross_infer": ("dlrmv2.py", ["--mode", "infer"], "cross", (200, 10), 40, ["--range", CROSS], "swap"),
     "gpt_gelu": ("gpt.py", ["--mode", "train"], "gelu", (32, 4), 10, GELU, "swap"),
     "gpt_gelu_slow": ("gpt.py", ["--mode", "train"], "gelu-slow", (32, 4), 10, GELU, "swap-slow3"),
 }
@@ -112,6 +113,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--reps", type=int, default=3, help="A/B processes per case (default 3)")
+    ap.add_argument("--ab-cases", help="the cases whose A/B runs (default all; the others are traced and checked, "
+                                       "with the A/B summaries OUT already holds)")
     ap.add_argument("--eval", action="store_true", help="judge the swap problems first, into OUT/swap.sqlite")
     ap.add_argument("--results", help="the results store with the swap problems' speedups (default OUT/swap.sqlite)")
     ap.add_argument("--budget", type=float, default=1e9, help="seconds: no case is started past it")
@@ -119,7 +122,8 @@ def main():
                     help="run no workload: check again the traces and A/B summaries already in OUT (on any machine)")
     a = ap.parse_args()
     cases = [c for c in a.cases.split(",") if c]
-    for c in cases:
+    ab_cases = cases if a.ab_cases is None else [c for c in a.ab_cases.split(",") if c]
+    for c in cases + ab_cases:
         if c not in CASES:
             ap.error(f"unknown case {c}: one of {', '.join(CASES)}")
     headroom = os.path.abspath(a.headroom)
@@ -154,7 +158,7 @@ def main():
         abs_ = []
         for r in range(a.reps):
             summary = os.path.join(d, f"ab{r + 1}.json")
-            if a.recheck:
+            if a.recheck or name not in ab_cases:
                 if os.path.exists(summary):
                     abs_.append(summary)
             elif sh(workload(script, args, swap, "--swap-ab", str(block), "--steps", str(steps), "--summary", summary),
