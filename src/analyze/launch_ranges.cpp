@@ -29,21 +29,31 @@ thread_spans host_ranges_named(const trace::trace& t, const util::regex& names) 
   return out;
 }
 
+std::vector<bool> calls_in_ranges(const trace::trace& t, const util::regex& names) {
+  std::vector<bool> out(t.api_calls.size(), false);
+  const auto inside = host_ranges_named(t, names);
+  for (std::size_t i = 0; i < t.api_calls.size() && !inside.empty(); ++i) {
+    const auto& c = t.api_calls[i];
+    const auto it = inside.find({c.process, c.thread});
+    out[i] = it != inside.end() && covers(it->second, c.start);
+  }
+  return out;
+}
+
 std::vector<bool> launched_in_ranges(const trace::trace& t, const util::regex& names) {
   std::vector<bool> out(t.activities.size(), false);
-  const auto inside = host_ranges_named(t, names);
-  if (inside.empty()) return out;
+  const auto in_range = calls_in_ranges(t, names);
 
   // Correlation ids are unique within a process, not across processes.
   std::unordered_set<std::uint64_t> launched;
   const auto key_of = [](std::uint16_t process, std::uint64_t correlation) {
     return (static_cast<std::uint64_t>(process) << 48) ^ correlation;
   };
-  for (const auto& c : t.api_calls) {
-    if (c.correlation == 0) continue;
-    const auto it = inside.find({c.process, c.thread});
-    if (it != inside.end() && covers(it->second, c.start)) launched.insert(key_of(c.process, c.correlation));
+  for (std::size_t i = 0; i < t.api_calls.size(); ++i) {
+    const auto& c = t.api_calls[i];
+    if (c.correlation != 0 && in_range[i]) launched.insert(key_of(c.process, c.correlation));
   }
+  if (launched.empty()) return out;
   for (std::size_t i = 0; i < t.activities.size(); ++i) {
     const auto& a = t.activities[i];
     out[i] = a.correlation != 0 && launched.count(key_of(a.process, a.correlation)) > 0;

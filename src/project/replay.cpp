@@ -1,11 +1,13 @@
 #include "headroom/project/replay.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace headroom::project {
 
-replayed_timeline replay(const replay_graph& g, std::span<const double> speedup, replay_latency latency) {
+replayed_timeline replay(const replay_graph& g, std::span<const double> speedup, replay_latency latency,
+                         const host_shrink& host_shrunk) {
   const auto n = g.nodes.size();
   replayed_timeline r;
   // Measured times to start from: an input left unfinished by a broken cycle reads as measured.
@@ -24,26 +26,33 @@ replayed_timeline replay(const replay_graph& g, std::span<const double> speedup,
     return e.binding ? e.delay : std::min(usual, e.delay);
   };
   constexpr time_ns unset = std::numeric_limits<time_ns>::min();
+  const auto shrunk = [](time_ns t, double s) {
+    return s == 1.0 ? t : std::isinf(s) ? 0 : static_cast<time_ns>(std::llround(static_cast<double>(t) / s));
+  };
 
   for (const auto v : g.order) {
     const auto& node = g.nodes[v];
     const auto first = g.edge_begin[v];
     const auto last = g.edge_begin[v + 1];
+    // The host's own time a host rule takes: from the gap since its thread's previous call, from its
+    // duration; never a wait for another thread or for the device.
+    const double host = host_shrunk.empty() ? 1.0 : host_shrunk.call_speedup[v];
+    const time_ns gap_saving = host_shrunk.empty() ? 0 : host_shrunk.gap_saving[v];
     time_ns start = node.pinned ? node.start : unset;
     dependency bound = dependency::count_;
     for (auto k = first; k < last; ++k) {
       const auto& e = g.edges[k];
       if (e.to_end) continue;
-      const time_ns t = (e.from_end ? r.end[e.from] : r.start[e.from]) + edge_latency(e);
+      const time_ns gap =
+          e.kind == dependency::host_order ? std::max<time_ns>(0, edge_latency(e) - gap_saving) : edge_latency(e);
+      const time_ns t = (e.from_end ? r.end[e.from] : r.start[e.from]) + gap;
       // On a tie the launch is the cause: the GPU could not have started the work any sooner.
       if (t > start || (t == start && e.kind == dependency::launch)) start = t, bound = e.kind;
     }
     if (start == unset) start = node.start;  // no input at all
     time_ns duration = node.end - node.start;
-    if (node.kind == node_kind::device && !speedup.empty()) {
-      const double s = speedup[node.source];
-      if (s != 1.0) duration = std::isinf(s) ? 0 : static_cast<time_ns>(std::llround(static_cast<double>(duration) / s));
-    }
+    if (node.kind == node_kind::device && !speedup.empty()) duration = shrunk(duration, speedup[node.source]);
+    if (node.kind == node_kind::host_call) duration = shrunk(duration, host);
     time_ns end = start + duration;
     if (node.kind == node_kind::host_wait) {
       // Its own duration is an input like the work it waits for (the `call` edge from itself).
@@ -52,7 +61,7 @@ replayed_timeline replay(const replay_graph& g, std::span<const double> speedup,
         const auto& e = g.edges[k];
         if (!e.to_end) continue;
         const time_ns from = e.from == v ? start : (e.from_end ? r.end[e.from] : r.start[e.from]);
-        end = std::max(end, from + edge_latency(e));
+        end = std::max(end, from + (e.kind == dependency::call ? shrunk(edge_latency(e), host) : edge_latency(e)));
       }
       if (end == unset) end = start + duration;
     }

@@ -45,12 +45,13 @@ void describe_support(const graph_support& s, std::vector<std::string>& notes) {
 }  // namespace
 
 replay_projection project_replay(const trace::trace& t, const classify::classifier& c, const analyze::analyze_options& o,
-                                 const std::vector<speedup_rule>& rules) {
-  return project_replay(t, c, o, rules, shrink_by_rules(t, c, rules));
+                                 const std::vector<speedup_rule>& rules, const std::vector<host_rule>& host) {
+  return project_replay(t, c, o, rules, shrink_by_rules(t, c, rules), host);
 }
 
 replay_projection project_replay(const trace::trace& t, const classify::classifier& c, const analyze::analyze_options& o,
-                                 const std::vector<speedup_rule>& rules, shrink_set shrink) {
+                                 const std::vector<speedup_rule>& rules, shrink_set shrink,
+                                 const std::vector<host_rule>& host) {
   replay_projection p;
   p.amdahl = project_amdahl(t, c, o, rules);
   p.shrink = std::move(shrink);
@@ -68,7 +69,8 @@ replay_projection project_replay(const trace::trace& t, const classify::classifi
   const auto speedups = p.shrink.speedups();
   const auto unshrunk = replay(g, {});
   const auto typical = replay(g, {}, replay_latency::typical);
-  p.shrunk_timeline = replay(g, speedups);
+  p.host = shrink_host(t, g, host);
+  p.shrunk_timeline = replay(g, speedups, replay_latency::measured, p.host);
   p.timelines = replay_steps(t, p.amdahl.analysis, g, p.shrink, unshrunk, typical, p.shrunk_timeline);
   time_ns measured = 0, replayed = 0, after = 0, amdahl = 0;
   for (const auto& tl : p.timelines) {

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "headroom/project/amdahl.hpp"
+#include "headroom/project/replay_graph.hpp"
 #include "headroom/project/replay_report.hpp"
 #include "headroom/project/shrink.hpp"
 #include "headroom/analyze/intervals.hpp"
@@ -140,15 +142,35 @@ double host_time_in_ranges(const trace::trace& t, const analyze::analysis_report
   return total;
 }
 
+// The time the host calls inside the ranges `pattern` names spent waiting for the device (the
+// replay graph's waiting calls), counting the calls that start inside a window of their process.
+double waits_in_ranges(const trace::trace& t, const analyze::analysis_report& a, const replay_graph& g,
+                       const std::string& pattern) {
+  const auto in_range = analyze::calls_in_ranges(t, util::regex(pattern, "range pattern"));
+  double total = 0;
+  for (const auto& node : g.nodes) {
+    if (node.kind != node_kind::host_wait || !in_range[node.source]) continue;
+    const auto& call = t.api_calls[node.source];
+    for (const auto& tl : a.timelines) {
+      if (tl.process != call.process || call.start < tl.win.start || call.start >= tl.win.end) continue;
+      total += static_cast<double>(call.end - call.start);
+      break;
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 swap_check check_swap(const trace::trace& before, const trace::trace& after, const classify::classifier& c,
-                      const analyze::analyze_options& o, const std::vector<speedup_rule>& rules) {
+                      const analyze::analyze_options& o, const std::vector<speedup_rule>& rules,
+                      const std::vector<host_rule>& host) {
   if (rules.empty()) {
     throw input_error("say which kernels the swap replaced and their speedups: --kernel, --range or --category");
   }
   swap_check r;
-  const auto p = project_replay(before, c, o, rules);
+  r.host = host;
+  const auto p = project_replay(before, c, o, rules, host);
   r.parts = p.amdahl.parts;
   time_ns taken = 0;
   for (const auto& part : r.parts) taken += part.busy;
@@ -196,6 +218,7 @@ swap_check check_swap(const trace::trace& before, const trace::trace& after, con
   const auto ordered = rules_in_order(rules);
   const double nb = static_cast<double>(r.before.steps.size()), na = static_cast<double>(r.after.steps.size());
   double kernel_saving = 0, host_saving = 0;
+  std::optional<replay_graph> after_graph;  // built once, for the first range rule
   for (std::size_t i = 0; i < r.parts.size() && i < after_amdahl.parts.size(); ++i) {
     in_situ_part part;
     part.label = r.parts[i].label;
@@ -205,6 +228,11 @@ swap_check check_swap(const trace::trace& before, const trace::trace& after, con
       part.host_range = true;
       part.before_host_ms_per_step = host_time_in_ranges(before, p.amdahl.analysis, ordered[i]->pattern) / 1e6 / nb;
       part.after_host_ms_per_step = host_time_in_ranges(after, after_analysis, ordered[i]->pattern) / 1e6 / na;
+      if (!after_graph) after_graph = build_replay_graph(after);
+      part.before_host_work_ms_per_step =
+          part.before_host_ms_per_step - waits_in_ranges(before, p.amdahl.analysis, p.graph, ordered[i]->pattern) / 1e6 / nb;
+      part.after_host_work_ms_per_step =
+          part.after_host_ms_per_step - waits_in_ranges(after, after_analysis, *after_graph, ordered[i]->pattern) / 1e6 / na;
       kernel_saving += part.before_ms_per_step - part.after_ms_per_step;
       host_saving += part.before_host_ms_per_step - part.after_host_ms_per_step;
     }

@@ -75,6 +75,13 @@ speedup_rule parse_range_speedup(std::string_view text) {
   return pattern_rule(text, speedup_rule::target::host_range, "--range", "REGEX=SPEEDUP such as 'embedding_bag_forward=2'");
 }
 
+std::string host_rule::label() const { return fmt::format("host calls in ranges /{}/", pattern); }
+
+host_rule parse_host_range_speedup(std::string_view text) {
+  const auto [pattern, s] = split(text, "--host-range", "REGEX=SPEEDUP such as 'rowwise_adagrad_update=2'");
+  return {std::string(pattern), s};
+}
+
 speedup_rule parse_addressable_speedup(std::string_view text) {
   speedup_rule r;
   r.speedup = parse_speedup(text, "--speedup", text);

@@ -58,6 +58,9 @@ void write_console(std::ostream& out, const project::swap_check& s) {
   for (const auto& p : s.parts) {
     fmt::print(out, "  {:<60} {:>7}  {}\n", short_name(p.label, 60), format_percent(p.fraction, 2), speedup(p.speedup));
   }
+  for (const auto& h : s.host) {
+    fmt::print(out, "  {:<60} {:>7}  {}  (host time, in the replay)\n", short_name(h.label(), 60), "", speedup(h.speedup));
+  }
   bool any_in_situ = false;
   for (const auto& p : s.in_situ) any_in_situ = any_in_situ || p.after_ms_per_step > 0;
   if (any_in_situ) {
@@ -68,6 +71,9 @@ void write_console(std::ostream& out, const project::swap_check& s) {
       if (p.host_range) {
         fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  (host time inside the ranges)\n", "", p.before_host_ms_per_step,
                    p.after_host_ms_per_step);
+        fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  {}\n", "  of it the host's own, not waiting:",
+                   p.before_host_work_ms_per_step, p.after_host_work_ms_per_step,
+                   p.after_host_work_ms_per_step > 0 ? speedup(p.host_speedup()) : "");
       }
     }
   }
@@ -116,9 +122,19 @@ void write_json(std::ostream& out, const project::swap_check& s) {
     util::append_json_string(j, p.label);
     j += fmt::format(",\"before_ms_per_step\":{},\"after_ms_per_step\":{},\"speedup\":{}", number(p.before_ms_per_step),
                      number(p.after_ms_per_step), p.after_ms_per_step > 0 ? number(p.speedup()) : "null");
-    j += p.host_range ? fmt::format(",\"host_before_ms_per_step\":{},\"host_after_ms_per_step\":{}}}",
-                                    number(p.before_host_ms_per_step), number(p.after_host_ms_per_step))
+    j += p.host_range ? fmt::format(",\"host_before_ms_per_step\":{},\"host_after_ms_per_step\":{},"
+                                    "\"host_work_before_ms_per_step\":{},\"host_work_after_ms_per_step\":{},"
+                                    "\"host_speedup\":{}}}",
+                                    number(p.before_host_ms_per_step), number(p.after_host_ms_per_step),
+                                    number(p.before_host_work_ms_per_step), number(p.after_host_work_ms_per_step),
+                                    p.after_host_work_ms_per_step > 0 ? number(p.host_speedup()) : "null")
                       : std::string("}");
+  }
+  j += "],\"host_rules\":[";
+  for (std::size_t i = 0; i < s.host.size(); ++i) {
+    j += i ? ",{\"pattern\":" : "{\"pattern\":";
+    util::append_json_string(j, s.host[i].pattern);
+    j += fmt::format(",\"speedup\":{}}}", number(s.host[i].speedup));
   }
   j += "],";
   sample_json(j, "before", s.before);

@@ -133,5 +133,21 @@ set +e
 [[ $rc == 2 ]] && grep -q 'take no kernel' "$tmp/err" || fail "rules that take nothing: exit $rc, $(cat "$tmp/err")"
 "$bin" check-swap "$tmp/before.json" --after "$tmp/missing.json" --kernel 'Gelu=2' 2>"$tmp/err"; rc=$?
 [[ $rc == 2 ]] || fail "a missing after-trace: exit $rc"
+"$bin" check-swap "$tmp/before.json" --after "$tmp/after.json" --kernel 'Gelu=2' --host-range 'swap:gelu' 2>"$tmp/err"; rc=$?
+[[ $rc == 2 ]] && grep -q -- "--host-range 'swap:gelu': expected REGEX=SPEEDUP" "$tmp/err" ||
+  fail "a host rule without its speedup: exit $rc, $(cat "$tmp/err")"
+"$bin" project "$tmp/before.json" --range 'swap:gelu=2' --host-range 'swap:gelu=2' 2>"$tmp/err"; rc=$?
+[[ $rc == 2 ]] && grep -q 'add --replay' "$tmp/err" || fail "--host-range without --replay: exit $rc, $(cat "$tmp/err")"
 set -e
+
+# The host's side (--host-range): the host time inside "swap:gelu" (its two launch calls, 2 us a step
+# of a 252 us step) halved in the replay, named in the JSON beside the in-situ host figures.
+"$bin" check-swap "$tmp/before.json" --after "$tmp/after.json" "${rules[@]}" --host-range 'swap:gelu=2' --warmup 0 --json \
+  >"$tmp/host.json"
+python3 - "$tmp/host.json" <<'PY' || fail "--host-range in the check"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["host_rules"] == [{"pattern": "swap:gelu", "speedup": 2}], c["host_rules"]
+assert abs(c["error_points"]["replay"]) < 0.5, c["error_points"]  # the device-bound step barely moves
+PY
 echo OK

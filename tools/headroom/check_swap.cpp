@@ -19,6 +19,7 @@ struct check_swap_args : trace_args {
   std::vector<std::string> kernels;
   std::vector<std::string> ranges;
   std::vector<std::string> categories;
+  std::vector<std::string> host_ranges;
   std::string speedup;
   std::vector<std::string> results;
   std::string source;
@@ -36,7 +37,11 @@ them: --kernel REGEX=S over kernel names, --range REGEX=S for the kernels launch
 ranges of that name (an NVTX range or record_function around the operator: the way to name an
 operator whose kernels are generic elementwise, sort or index kernels), --category C=S, --speedup S
 for the addressable rest. A speedup written @PROBLEM is read from --results: the newest verified
-evaluation of that problem by `headroom eval` (a speedup below 1 is a slower kernel).
+evaluation of that problem by `headroom eval` (a speedup below 1 is a slower kernel). --host-range
+REGEX=S tells the replay that the host's own time inside those ranges (between the calls, and the
+calls themselves, not their waits for the device) fell by S too, as it does where a swap fuses an
+operator's many eager operations into one kernel; each --range's figures show what that host time
+did in the two traces (its in-situ host speedup).
 
 It prints:
   - the measured step time before and after (median and interquartile range over the steps of
@@ -91,6 +96,8 @@ int run_check_swap(const check_swap_args& a) {
   for (const auto& r : a.ranges) rules.push_back(project::parse_range_speedup(resolve(r, a, from_store)));
   for (const auto& c : a.categories) rules.push_back(project::parse_category_speedup(c));
   if (!a.speedup.empty()) rules.push_back(project::parse_addressable_speedup(a.speedup));
+  std::vector<project::host_rule> host;
+  for (const auto& h : a.host_ranges) host.push_back(project::parse_host_range_speedup(h));
   if (a.after.empty()) throw input_error("--after: the trace of the program after the swap is required");
   const auto o = to_analyze_options(a);
   const auto classifier = classify::classifier::with_user_rules(a.rules);
@@ -108,7 +115,7 @@ int run_check_swap(const check_swap_args& a) {
   after_inputs.traces = a.after;
   after_inputs.allow_partial = a.allow_partial;
   const auto after = read_inputs(after_inputs, read);
-  auto check = project::check_swap(before, after, classifier, o, rules);
+  auto check = project::check_swap(before, after, classifier, o, rules, host);
   for (const auto& s : from_store) check.notes.insert(check.notes.begin(), "speedup from the results store: " + s);
 
   if (a.json) {
@@ -138,6 +145,10 @@ const command_registration registration{{"check-swap", 42, [](CLI::App& app) -> 
                   "REGEX=SPEEDUP: the kernels launched inside host ranges (NVTX, record_function) of that name; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (embedding=2)")->allow_extra_args(false);
+  sub->add_option("--host-range", args->host_ranges,
+                  "REGEX=SPEEDUP: the host's own time of the calls inside host ranges of that name (between them and "
+                  "their durations, not their waits for the device) divided by SPEEDUP in the replay; repeatable")
+      ->allow_extra_args(false);
   sub->add_option("--speedup", args->speedup, "speedup of the addressable kernels no other rule takes");
   sub->add_option("--results", args->results,
                   "a results store of headroom eval (a file or a postgresql:// URL) that @PROBLEM speedups are read from; "

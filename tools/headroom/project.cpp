@@ -19,6 +19,7 @@ struct project_args : trace_args, join_args {
   std::vector<std::string> categories;
   std::vector<std::string> kernels;
   std::vector<std::string> ranges;
+  std::vector<std::string> host_ranges;
   std::vector<std::string> results;  // files or postgresql:// URLs
   std::vector<std::filesystem::path> speedups;
   bool json = false;
@@ -40,6 +41,10 @@ kernels shrunk, and prints per step the measured wall clock, the replay with not
 error against the measurement), the replay shrunk and Amdahl's figure beside it, with how much of
 Amdahl's saving overlap, launch-bound GPU idle and other idle take back (docs/method.md, "Replay").
 A trace without host activity (no launch calls) gets Amdahl's figure and a note saying so.
+--host-range REGEX=S (with --replay) also divides by S the host's own time of the calls made inside
+host ranges of that name: the time between them on their thread and each call's duration, never a
+wait for the device. What an operator fused from many eager operations into one kernel saves the
+host is not a kernel speedup; this says it (docs/method.md, "Checking a swap").
 
 With --results (a store written by `headroom eval`: a SQLite file or a postgresql:// URL) or --speedups (a CSV of published figures or of a
 distribution), the measured speedups are joined to the trace instead: each evaluated problem's
@@ -52,6 +57,7 @@ Examples:
   headroom project trace.json.gz --speedup 1.5
   headroom project trace.json.gz --category gemm=1.2 --kernel 'triton_.*=2' --speedup 1.1
   headroom project trace.json.gz --speedup 2 --replay --replay-trace replayed.json
+  headroom project trace.sqlite --range 'swap:update=4.5' --host-range 'swap:update=2' --replay
   headroom project trace.json.gz --results kb.sqlite --source gpt-5/level1
   headroom project trace.json.gz --results postgresql://eval@db-host/kb
   headroom project trace.json.gz --speedups data/results/published-figures.csv)";
@@ -68,7 +74,7 @@ template <class Projection> int write_projection(util::output_file& file, const 
 }
 
 int run_measured(const project_args& a) {
-  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty() || !a.ranges.empty()) {
+  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty() || !a.ranges.empty() || !a.host_ranges.empty()) {
     throw input_error("--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
   }
   const auto sources = project::read_sources(
@@ -95,6 +101,11 @@ int run_project(const project_args& a) {
   for (const auto& c : a.categories) rules.push_back(project::parse_category_speedup(c));
   for (const auto& s : a.speedup) rules.push_back(project::parse_addressable_speedup(s));
   if (rules.empty()) rules.push_back(project::parse_addressable_speedup("inf"));
+  std::vector<project::host_rule> host;
+  for (const auto& h : a.host_ranges) host.push_back(project::parse_host_range_speedup(h));
+  if (!host.empty() && !a.replay && a.replay_trace.empty()) {
+    throw input_error("--host-range shrinks the host's time, which only the replay models: add --replay");
+  }
 
   const auto classifier = classify::classifier::with_user_rules(a.rules);
   // Opened first: a target that cannot be written is refused before a long read.
@@ -102,7 +113,7 @@ int run_project(const project_args& a) {
   trace::read_options read;  // every runtime and driver call whole, as the replay needs them
   if (a.replay || !a.replay_trace.empty()) {
     const auto trace = read_inputs(a, read);
-    const auto p = project::project_replay(trace, classifier, o, rules);
+    const auto p = project::project_replay(trace, classifier, o, rules, host);
     if (!a.replay_trace.empty() && p.support.has_host_activity) {
       project::write_replay_chrome_trace(trace, p.graph, p.shrunk_timeline, p.shrink, a.replay_trace, a.traces);
     }
@@ -133,6 +144,9 @@ const command_registration registration{{"project", 40, [](CLI::App& app) -> std
       ->allow_extra_args(false);
   add_join_options(sub, *args);
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_option("--host-range", args->host_ranges,
+                  "REGEX=SPEEDUP, with --replay: the host's own time of the calls inside host ranges of that name "
+                  "(between them and their durations, not their waits for the device) divided by SPEEDUP; repeatable");
   sub->add_flag("--replay", args->replay, "also replay each step with the kernels shrunk (launches, streams, synchronisations)");
   sub->add_option("--replay-trace", args->replay_trace,
                   "with --replay: write the measured and the replayed (shrunk) timelines to FILE as Chrome/Perfetto JSON");

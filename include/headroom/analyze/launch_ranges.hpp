@@ -25,4 +25,8 @@ thread_spans host_ranges_named(const trace::trace& t, const util::regex& names);
 // them); a trace without them gives no activity.
 std::vector<bool> launched_in_ranges(const trace::trace& t, const util::regex& names);
 
+// One flag per trace api call: it started inside a host range whose name `names` finds, on its own
+// process and thread (the operator's host calls: its launches, its synchronisations).
+std::vector<bool> calls_in_ranges(const trace::trace& t, const util::regex& names);
+
 }  // namespace headroom::analyze

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "headroom/project/host_shrink.hpp"
 #include "headroom/project/replay_graph.hpp"
 
 namespace headroom::project {
@@ -30,8 +31,10 @@ struct replayed_timeline {
 };
 
 // `speedup` holds one factor per trace activity (a kernel runs duration / speedup; infinity makes
-// it take no time), or is empty for nothing shrunk. Linear in nodes and edges.
+// it take no time), or is empty for nothing shrunk. `host` (shrink_host) takes host time away: from
+// the gap before a host call and from its own duration (a waiting call's own part, never its wait).
+// Linear in nodes and edges.
 replayed_timeline replay(const replay_graph& g, std::span<const double> speedup,
-                         replay_latency latency = replay_latency::measured);
+                         replay_latency latency = replay_latency::measured, const host_shrink& host = {});
 
 }  // namespace headroom::project

@@ -65,6 +65,7 @@ struct replay_projection {
   std::vector<std::string> notes;  // what the replay could not use, and fall-backs to Amdahl
   replay_graph graph;               // what was replayed, for write_replay_chrome_trace
   replayed_timeline shrunk_timeline;
+  host_shrink host;  // the host's side taken away in the shrunk replay (--host-range), if any
 };
 
 // The per-step figures of every timeline of `analysis` (its windows' step boundaries), from the
@@ -77,10 +78,11 @@ std::vector<replay_timeline_report> replay_steps(const trace::trace& t, const an
 // Amdahl's projection and the replay, for a trace read with analyze::host_calls::whole. A trace
 // without host activity gets Amdahl's projection and a note saying why there is no replay.
 replay_projection project_replay(const trace::trace& t, const classify::classifier& c, const analyze::analyze_options& o,
-                                 const std::vector<speedup_rule>& rules);
+                                 const std::vector<speedup_rule>& rules, const std::vector<host_rule>& host = {});
 // The same with a shrink made elsewhere (a join of measured speedups): `rules` still make the
 // Amdahl projection printed beside it.
 replay_projection project_replay(const trace::trace& t, const classify::classifier& c, const analyze::analyze_options& o,
-                                 const std::vector<speedup_rule>& rules, shrink_set shrink);
+                                 const std::vector<speedup_rule>& rules, shrink_set shrink,
+                                 const std::vector<host_rule>& host = {});
 
 }  // namespace headroom::project

@@ -59,10 +59,19 @@ struct in_situ_part {
   bool host_range = false;
   double before_host_ms_per_step = 0;
   double after_host_ms_per_step = 0;
+  // Of that, the host's own work: the range time less the time its calls spent waiting for the
+  // device (synchronisations, blocking copies, as the replay sees them). Before against after, the
+  // host speedup a --host-range rule would give the replay.
+  double before_host_work_ms_per_step = 0;
+  double after_host_work_ms_per_step = 0;
+  double host_speedup() const {
+    return after_host_work_ms_per_step > 0 ? before_host_work_ms_per_step / after_host_work_ms_per_step : 0;
+  }
 };
 
 struct swap_check {
   std::vector<projected_part> parts;  // each rule: its fraction of the before-trace's wall clock, its speedup
+  std::vector<host_rule> host;        // the host's side given to the replay (--host-range), if any
   std::vector<in_situ_part> in_situ;  // one per part
   step_sample before;
   step_sample after;
@@ -81,6 +90,7 @@ struct swap_check {
 // Both traces read with their runtime calls whole (as the replay reads them). Throws input_error
 // when either trace has no step in its window, or when the rules take no kernel of the before-trace.
 swap_check check_swap(const trace::trace& before, const trace::trace& after, const classify::classifier& c,
-                      const analyze::analyze_options& o, const std::vector<speedup_rule>& rules);
+                      const analyze::analyze_options& o, const std::vector<speedup_rule>& rules,
+                      const std::vector<host_rule>& host = {});
 
 }  // namespace headroom::project

@@ -28,6 +28,18 @@ speedup_rule parse_kernel_speedup(std::string_view text);
 speedup_rule parse_range_speedup(std::string_view text);  // "--range REGEX=SPEEDUP"
 speedup_rule parse_addressable_speedup(std::string_view text);  // "1.5" or "inf"
 
+// The host's side of an operator: the host calls made inside ranges of a name (the operator's
+// launches and synchronisations), whose host time a replay divides by `speedup` — the time between
+// them on their thread and each call's own time, never a wait for the device, which follows from the
+// device work as ever. A kernel speedup cannot say this part: a swap that fuses an operator's many
+// eager operations into one kernel takes most of their dispatch from the host too.
+struct host_rule {
+  std::string pattern;  // searched in host range names, as speedup_rule::target::host_range
+  double speedup = 1.0;
+  std::string label() const;
+};
+host_rule parse_host_range_speedup(std::string_view text);  // "--host-range REGEX=SPEEDUP"
+
 struct projected_part {
   std::string label;
   trace::time_ns busy = 0;  // union inside the windows, summed over timelines

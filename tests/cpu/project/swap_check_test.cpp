@@ -5,6 +5,9 @@
 // named by the host range around it rather than by its kernels' names.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <sstream>
 
 #include "headroom/project/swap_check.hpp"
@@ -169,6 +172,91 @@ TEST(SwapCheck, HostWorkTheSwapRemovedIsShownBesideTheKernelSaving) {
   ASSERT_FALSE(s.notes.empty());
   EXPECT_NE(s.notes.back().find("host ranges shrank by 0.148 ms per step, their kernels by 0.080 ms"), std::string::npos)
       << s.notes.back();
+}
+
+// A host-bound fused operator: inside the range "swap:op" the host makes `launches` launches of
+// `kernel_us` kernels, `gap_us` apart (each call `call_us` long), then waits for the stream; a
+// 100 us GEMM before it, a 50 us MulFunctor kernel after, a device synchronisation ends the step.
+trace::trace host_bound(int steps, int launches, double gap_us, double call_us, double kernel_us) {
+  test::replay_builder b;
+  trace::time_ns t = us(1000);
+  for (int s = 0; s < steps; ++s) {
+    const auto step_start = t;
+    trace::time_ns host = t;
+    trace::time_ns device = host + us(3);
+    const auto launch = [&](const char* name, double long_us) {
+      const auto c = b.call("cudaLaunchKernel", host, host + us(call_us));
+      const auto start = std::max(device, host + us(3));
+      b.work(c, name, start, start + us(long_us));
+      device = start + us(long_us);
+    };
+    launch(gemm, 100);
+    host += us(1);
+    const auto range_start = host + us(gap_us) - us(0.5);
+    for (int i = 0; i < launches; ++i) {
+      host += us(gap_us);
+      launch(i == 0 ? mul : gelu, kernel_us);
+      host += us(call_us);
+    }
+    host += us(gap_us);
+    const auto wait_end = std::max(device + us(2), host + us(call_us));
+    b.sync(trace::sync_kind::stream_synchronize, b.call("cudaStreamSynchronize", host, wait_end), host, wait_end, 7);
+    trace::range r;
+    r.start = range_start;
+    r.end = wait_end + us(0.5);
+    r.name = b.t.strings.intern("swap:op");
+    r.thread = 1;
+    r.kind = trace::range_kind::nvtx;
+    b.t.ranges.push_back(r);
+    host = wait_end + us(2);
+    launch(mul, 50);
+    host += us(1);
+    const auto sync_end = device + us(2);
+    b.sync(trace::sync_kind::context_synchronize, b.call("cudaDeviceSynchronize", host, sync_end), host, sync_end);
+    b.step(s + 1, step_start, sync_end);
+    t = sync_end + us(5);
+  }
+  return std::move(b.t);
+}
+
+// Five eager operations (40 us of host each, 4 us kernels) fused into one launch of a 10 us kernel:
+// the kernels' speedup alone leaves the host's 200 us in the replayed step; the host's own time in the
+// range given as well (--host-range), the replay lands on the measured gain. The in-situ figures say
+// what that host speedup was: the range time less the stream wait, before against after.
+TEST(SwapCheck, AFusedOperatorsHostTimeGivenToTheReplayMeetsTheMeasuredGain) {
+  const auto before = host_bound(6, 5, 40, 1, 4);
+  const auto after = host_bound(6, 1, 40, 1, 10);
+  const auto kernels = project::parse_range_speedup("swap:op=2");
+  const auto without = check(before, after, {kernels});
+  ASSERT_EQ(without.in_situ.size(), 1u);
+  EXPECT_NEAR(without.in_situ[0].speedup(), 2.0, 1e-9);  // 5 x 4 us became 10 us
+  // The host's own time in the range (it opens 0.5 us before the first launch and closes 0.5 us
+  // after the stream wait): 5 gaps of 40 us and 5 calls of 1 us before (206 us), 1 gap and 1 call
+  // after (42 us); the stream waits are not the host's.
+  EXPECT_NEAR(without.in_situ[0].before_host_work_ms_per_step, 0.206, 1e-9);
+  EXPECT_NEAR(without.in_situ[0].after_host_work_ms_per_step, 0.042, 1e-9);
+  EXPECT_GT(without.measured_gain - without.replay_gain, 40.0);  // host-bound: the kernels' speedup buys nothing
+
+  const double host = without.in_situ[0].host_speedup();
+  const auto with = project::check_swap(before, after, test::test_classifier(), [] {
+    analyze::analyze_options o;
+    o.warmup_steps = 0;
+    return o;
+  }(), {kernels}, {project::parse_host_range_speedup(fmt::format("swap:op={}", host))});
+  // Within 0.13 points here: the replay keeps five launches of shrunk kernels where the program
+  // after the swap launches one (a launch latency apart).
+  EXPECT_NEAR(with.replay_gain, with.measured_gain, 0.25) << "host speedup " << host;
+  EXPECT_LT(std::abs(with.replay_error()), std::abs(without.replay_error()) / 5);
+  EXPECT_NEAR(with.amdahl_gain, without.amdahl_gain, 1e-9);  // Amdahl knows no host
+  ASSERT_EQ(with.host.size(), 1u);
+  std::ostringstream json, text;
+  report::write_json(json, with);
+  report::write_console(text, with);
+  EXPECT_NE(json.str().find("\"host_rules\":[{\"pattern\":\"swap:op\""), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"host_speedup\":"), std::string::npos);
+  EXPECT_NE(text.str().find("host calls in ranges /swap:op/"), std::string::npos) << text.str();
+  EXPECT_THROW(project::parse_host_range_speedup("swap:op"), input_error);
+  EXPECT_THROW(project::parse_host_range_speedup("swap:op=0"), input_error);
 }
 
 TEST(SwapCheck, RulesThatTakeNothingOrNoRulesAreRefused) {
