@@ -74,15 +74,30 @@ for dtype, tol in ((torch.float32, 1e-5), (torch.bfloat16, 1e-2)):
         close(f"gelu_tanh {dtype} x{repeat}", ops.gelu_tanh(x, repeat), want, tol, tol)
         close(f"gelu_tanh_backward {dtype} x{repeat}", ops.gelu_tanh_backward(grad, x, repeat), want_dx, tol, tol)
 
-# The low-rank cross network in bf16 (the kernel's type) against the same network in fp32 from the
-# same bf16 values: the two GEMMs a layer accumulate in fp32, the output rounded to bf16.
+# The low-rank cross network in bf16 (the kernel's type), judged as accurate as the path it replaces:
+# against the same network in fp32 from the same bf16 values, its error (normwise and largest) no more
+# than twice that of PyTorch's bf16 network (the arm before the swap). Three layers of bf16 rounding
+# leave single elements far off on both paths where a sum cancels.
+def error(got, want):
+    d = (got.double() - want.double())
+    return (d.norm() / want.double().norm()).item(), d.abs().max().item()
+
+
 for batch, n, r, layers in ((2048, 1024, 512, 3), (4096, 512, 256, 3)):
     x0 = torch.randn(batch, n, device=dev, generator=g).bfloat16()
     V = (torch.randn(layers, r, n, device=dev, generator=g) / n ** 0.5).bfloat16()
     W = (torch.randn(layers, n, r, device=dev, generator=g) / r ** 0.5).bfloat16()
     b = (0.1 * torch.randn(layers, n, device=dev, generator=g)).bfloat16()
     want = swap.cross_network_reference(x0.float(), V.float(), W.float(), b.float())
-    close(f"cross_network batch={batch} n={n}", ops.cross_network(x0, V, W, b), want, 0.1, 0.05)
+    ours = error(ops.cross_network(x0, V, W, b), want)
+    eager = error(swap.cross_network_reference(x0, V, W, b), want)
+    name = f"cross_network batch={batch} n={n}"
+    if ours[0] > 2 * eager[0] or ours[1] > 2 * eager[1] + 1e-3:
+        failures.append(f"{name}: error {ours[0]:.3g} normwise, {ours[1]:.3g} at most; PyTorch's bf16 "
+                        f"{eager[0]:.3g}, {eager[1]:.3g}")
+    else:
+        print(f"ok: {name}: error {ours[0]:.3g} normwise, {ours[1]:.3g} at most (PyTorch's bf16: {eager[0]:.3g}, "
+              f"{eager[1]:.3g})")
 
 torch.cuda.synchronize()
 for f in failures:
