@@ -29,7 +29,8 @@ report::extra_section to_section(const report::study_table& t) {
 // Each row's headline traces, as its run record lists them; rows whose traces stayed behind (the
 // figures came from analysis.json) have none and are named in a note instead.
 report::document study_document(const study_summary& s, const classify::classifier& c,
-                                const std::vector<std::filesystem::path>& results) {
+                                const std::vector<std::filesystem::path>& results,
+                                const std::vector<std::filesystem::path>& sections) {
   report::build_options o;
   o.title = fmt::format("headroom study ({} preset)", s.preset);
   o.generator = "headroom study";
@@ -66,24 +67,29 @@ report::document study_document(const study_summary& s, const classify::classifi
                                           fmt::join(without_traces, ", ")));
     d.sections.push_back(std::move(note));
   }
+  for (const auto& f : sections) d.sections.push_back(report::read_section_json(f));
   return d;
 }
 
 }  // namespace
 
-void check_report_inputs(const std::vector<std::filesystem::path>& results) {
+void check_report_inputs(const std::vector<std::filesystem::path>& results,
+                         const std::vector<std::filesystem::path>& sections) {
   report::read_results_sources(results, {});  // throws input_error naming a file that is not one
+  for (const auto& f : sections) report::read_section_json(f);
 }
 
 void write_study_report(const study_summary& s, const std::filesystem::path& out_dir, const classify::classifier& c,
-                        const std::vector<std::filesystem::path>& results) {
+                        const std::vector<std::filesystem::path>& results,
+                        const std::vector<std::filesystem::path>& sections) {
   std::filesystem::create_directories(out_dir);
   std::ostringstream markdown, json;
   report::write_markdown(markdown, s);
   report::write_json(json, s);
   write_file_atomically(out_dir / "summary.md", markdown.str());
   write_file_atomically(out_dir / "summary.json", json.str());
-  report::write_report_file(study_document(s, c, results), out_dir / "report.html", report::report_format::html);
+  report::write_report_file(study_document(s, c, results, sections), out_dir / "report.html",
+                            report::report_format::html);
 }
 
 }  // namespace headroom::study

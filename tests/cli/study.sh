@@ -159,6 +159,15 @@ expect 2 "--results that does not exist" "$bin" study --from "$tmp/copy/study" -
 grep -q "kb.sqlite: no such file" "$tmp/err.txt" || fail "--results message: $(cat "$tmp/err.txt")"
 expect 2 "--results that is a trace" "$bin" study --from "$tmp/copy/study" --results "$gpt"
 grep -q "neither a results store" "$tmp/err.txt" || fail "--results of a trace: $(cat "$tmp/err.txt")"
+# A section measured beside the study (a swap check's) goes into report.html after the study's tables;
+# one that is not a section is refused before anything is written.
+cat >"$tmp/swap-section.json" <<'JSON'
+{"headroom_report_section": 1, "kind": "swap-check", "title": "Swap check: planted", "paragraphs": ["measured +1.00 points"]}
+JSON
+expect 0 "study --from with --section" "$bin" study --from "$tmp/copy/study" -o "$tmp/with-section" --section "$tmp/swap-section.json"
+grep -q "Swap check: planted" "$tmp/with-section/report.html" || fail "the section is not in report.html"
+expect 2 "--section that is not one" "$bin" study --from "$tmp/copy/study" -o "$tmp/bad-section" --section "$gpt"
+[[ ! -e $tmp/bad-section/report.html ]] || fail "a bad --section still wrote report.html"
 
 # Runs that go wrong, with stand-in workloads (plain Python, no PyTorch): a workload that exits
 # without error under `headroom profile` but makes no CUDA call records nothing, which is a

@@ -20,6 +20,7 @@ struct study_args {
   bool compile = false;
   bool compare_torch = false;
   std::vector<std::filesystem::path> results;
+  std::vector<std::filesystem::path> sections;
   std::vector<std::filesystem::path> rules;
   double speedup = study::default_kernel_speedup;
   std::string preset = "h200";
@@ -69,7 +70,7 @@ study::study_summary report(const study_args& a, const std::filesystem::path& fo
   const auto classifier = classify::classifier::with_user_rules(a.rules);
   const auto progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   auto summary = study::summarize_study(study::study_folder(folder), classifier, a.speedup, progress);
-  study::write_study_report(summary, out, classifier, a.results);
+  study::write_study_report(summary, out, classifier, a.results, a.sections);
   report::write_markdown(std::cout, summary);
   fmt::print(stderr, "wrote {}, {} and {}\n", (out / "summary.md").string(), (out / "summary.json").string(),
              (out / "report.html").string());
@@ -78,7 +79,7 @@ study::study_summary report(const study_args& a, const std::filesystem::path& fo
 
 int run(const study_args& a) {
   if (a.list) return list_workloads(a);
-  study::check_report_inputs(a.results);
+  study::check_report_inputs(a.results, a.sections);
   if (!a.from.empty()) {
     report(a, a.from, a.output_given ? a.output : a.from);
     return 0;
@@ -124,6 +125,10 @@ const command_registration registration{{"study", 45, [](CLI::App& app) -> std::
                 "each run again under torch.profiler (CUDA activity, every timed step): the agreement check")
       ->excludes(from);
   sub->add_option("--results", a->results, "evaluation results store or speedups CSV to join to every workload in report.html; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--section", a->sections,
+                  "a report section (JSON, docs/report.md) to add to report.html after the study's tables, such as "
+                  "`headroom check-swap --section`'s; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--rules", a->rules, "extra classification rules (TOML); repeatable; they take precedence")
       ->allow_extra_args(false);

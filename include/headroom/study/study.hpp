@@ -48,11 +48,14 @@ study_summary summarize_study(const study_folder& folder, const classify::classi
 // The report hook: the one place the study hands its summary to the report. Writes summary.md and
 // summary.json (src/report's study tables) and report.html (`headroom report`'s document: a workload
 // per row from its headline run's traces, classified with `c`, joined to the evaluation results
-// stores or speedup CSVs in `results`, the study's tables as closing sections) into `out_dir`.
-// check_report_inputs reads `results` once before any run starts, so that a wrong path is said
-// before hours of runs rather than after; both throw input_error naming the file.
-void check_report_inputs(const std::vector<std::filesystem::path>& results);
+// stores or speedup CSVs in `results`, the study's tables as closing sections, then the report
+// sections in `sections`: checks measured beside the study, such as `check-swap --section`) into
+// `out_dir`. check_report_inputs reads `results` and `sections` once before any run starts, so that a
+// wrong path is said before hours of runs rather than after; both throw input_error naming the file.
+void check_report_inputs(const std::vector<std::filesystem::path>& results,
+                         const std::vector<std::filesystem::path>& sections = {});
 void write_study_report(const study_summary& s, const std::filesystem::path& out_dir, const classify::classifier& c,
-                        const std::vector<std::filesystem::path>& results);
+                        const std::vector<std::filesystem::path>& results,
+                        const std::vector<std::filesystem::path>& sections = {});
 
 }  // namespace headroom::study
