@@ -9,7 +9,11 @@ For each swap case (a workload and the kernels `--swap` replaces in it, workload
   3. `headroom check-swap` of the two traces with the kernel speedups `headroom eval` measured on
      the swap problems (suites/swap: the workloads' own shapes, the very kernels swapped in), and
      again with the speedups the swapped kernels showed inside the program (the check's in-situ
-     figures), which separates the projection's error from the error of the speedup it was given.
+     figures), which separates the projection's error from the error of the speedup it was given;
+  4. for a case whose rules name operators by their ranges, both checks once more with the host's side
+     given to the replay as well (--host-range: each range's host work before against after, the
+     check's in-situ host speedup), which says what the projection lacks where a swap fused an
+     operator's eager operations (dispatch and synchronisation the kernels' speedups cannot describe).
 --eval first judges the swap problems (suites/swap/make_candidates.py writes the candidates) into
 OUT/swap.sqlite; without it, OUT/swap.sqlite (or --results) must hold them.
 
@@ -92,6 +96,18 @@ def check(headroom, case_dir, rules, results, source, suffix=""):
                "--workload", os.path.basename(case_dir)], log, 600)
     with open(os.path.join(case_dir, f"check{suffix}.json")) as f:
         return json.load(f)
+
+
+def host_rules(rules, figures):
+    """--host-range rules from the in-situ host speedups of the range rules (none for name rules)."""
+    out = []
+    for k, i in enumerate(range(0, len(rules), 2)):
+        if rules[i] != "--range" or k >= len(figures["in_situ"]):
+            continue
+        speedup = figures["in_situ"][k].get("host_speedup")
+        if speedup:
+            out += ["--host-range", rules[i + 1][:rules[i + 1].rindex("=")] + f"={speedup:.6g}"]
+    return out
 
 
 def in_situ_rules(rules, figures):
@@ -189,6 +205,11 @@ def main():
         situ = in_situ_rules(rules, figures)
         if situ:
             row["check_in_situ"] = check(headroom, d, situ, results, source, "-in-situ")
+        host = host_rules(rules, figures)
+        if host and row.get("check"):
+            row["check_host"] = check(headroom, d, rules + host, results, source, "-host")
+        if host and situ:
+            row["check_in_situ_host"] = check(headroom, d, situ + host, results, source, "-in-situ-host")
         print(f"{name}: checked ({time.time() - t0:.0f} s)", flush=True)
 
     lines = ["| case | A/B gain, points: median (3 processes) | traces' gain | kernel speedups | Amdahl | replay | "
@@ -201,12 +222,15 @@ def main():
         if not c:
             lines.append(f"| {row['case']} | {ab} | | | | | | | | {row['note']} |")
             continue
-        figures = [("eval", row["check"])] if row.get("check") else []
-        if row.get("check_in_situ"):
-            figures.append(("in situ", row["check_in_situ"]))
+        figures = [(kind, row[key]) for kind, key in (("eval", "check"), ("eval; host in situ", "check_host"),
+                                                      ("in situ", "check_in_situ"),
+                                                      ("in situ; host in situ", "check_in_situ_host")) if row.get(key)]
         for kind, f in figures:
             g, r = f["gain_points"], f["route"]
-            speeds = ", ".join(f"{t['speedup']:.3f}x" for t in f["targets"]) + f" ({kind})"
+            speeds = ", ".join(f"{t['speedup']:.3f}x" for t in f["targets"])
+            if f.get("host_rules"):
+                speeds += "; host " + ", ".join(f"{h['speedup']:.3f}x" for h in f["host_rules"])
+            speeds += f" ({kind})"
             host = "; ".join(f"{p['host_before_ms_per_step']:.2f} -> {p['host_after_ms_per_step']:.2f}"
                              for p in f.get("in_situ", []) if "host_before_ms_per_step" in p)
             err = lambda v: (f"{v - statistics.median(gains):+.2f}, " if gains else ", ") + f"{v - g['measured']:+.2f}"
