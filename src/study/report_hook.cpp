@@ -9,14 +9,14 @@
 
 #include "headroom/report/build.hpp"
 #include "headroom/report/document.hpp"
-#include "headroom/report/study_output.hpp"
+#include "headroom/study/summary_output.hpp"
 #include "headroom/study/study.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::study {
 namespace {
 
-report::extra_section to_section(const report::study_table& t) {
+report::extra_section to_section(const study_table& t) {
   report::extra_section s;
   s.kind = "study";
   s.title = t.caption.empty() ? "The study" : t.caption;
@@ -57,7 +57,7 @@ report::document study_document(const study_summary& s, const classify::classifi
     }
     d.workloads.push_back(report::build_workload(name, traces, c, o, d.sources));
   }
-  for (const auto& t : report::study_tables(s)) d.sections.push_back(to_section(t));
+  for (const auto& t : study_tables(s)) d.sections.push_back(to_section(t));
   if (!without_traces.empty()) {
     report::extra_section note;
     note.kind = "study-notes";
@@ -84,8 +84,8 @@ void write_study_report(const study_summary& s, const std::filesystem::path& out
                         const std::vector<std::filesystem::path>& sections) {
   std::filesystem::create_directories(out_dir);
   std::ostringstream markdown, json;
-  report::write_markdown(markdown, s);
-  report::write_json(json, s);
+  write_markdown(markdown, s);
+  write_json(json, s);
   write_file_atomically(out_dir / "summary.md", markdown.str());
   write_file_atomically(out_dir / "summary.json", json.str());
   report::write_report_file(study_document(s, c, results, sections), out_dir / "report.html",

@@ -20,7 +20,7 @@
 
 #include <simdjson.h>
 
-#include "headroom/eval/tensor.hpp"
+#include "headroom/util/dtype.hpp"
 #include "headroom/sandbox/channel.hpp"
 #include "headroom/util/json.hpp"
 #include "headroom/util/parallel.hpp"

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "command.hpp"
-#include "headroom/report/study_output.hpp"
+#include "headroom/study/summary_output.hpp"
 #include "headroom/study/study.hpp"
 #include "headroom/study/workloads.hpp"
 
@@ -71,7 +71,7 @@ study::study_summary report(const study_args& a, const std::filesystem::path& fo
   const auto progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   auto summary = study::summarize_study(study::study_folder(folder), classifier, a.speedup, progress);
   study::write_study_report(summary, out, classifier, a.results, a.sections);
-  report::write_markdown(std::cout, summary);
+  study::write_markdown(std::cout, summary);
   fmt::print(stderr, "wrote {}, {} and {}\n", (out / "summary.md").string(), (out / "summary.json").string(),
              (out / "report.html").string());
   return summary;

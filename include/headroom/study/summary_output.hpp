@@ -7,12 +7,13 @@
 
 #include "headroom/study/summary.hpp"
 
-namespace headroom::report {
+namespace headroom::study {
 
 inline constexpr int study_summary_schema_version = 1;
 
 // One of the study's tables as text cells, for any rendering (Markdown here; a section of
-// `headroom report`'s HTML document takes the same caption, columns and rows).
+// `headroom report`'s HTML document takes the same caption, columns and rows). The study renders its
+// own tables with the report's formatting (report/units.hpp); the report knows nothing of the study.
 struct study_table {
   std::string caption;  // "" for the study table itself, which comes first
   std::string intro;    // a paragraph before the table
@@ -26,14 +27,14 @@ struct study_table {
 // The study table (every workload and variant with figures: the addressable fraction, ceiling and
 // projected gain, GEMM plus attention beside the published share), then those of the comparison
 // with torch.profiler, the runs, and the runs without figures; tables without rows are left out.
-std::vector<study_table> study_tables(const study::study_summary& s);
+std::vector<study_table> study_tables(const study_summary& s);
 // The lines under the study table: the ranges beside the published ones, what the gain means.
-std::vector<std::string> study_findings(const study::study_summary& s);
+std::vector<std::string> study_findings(const study_summary& s);
 
 // One table of every workload and variant (addressable fraction, ceiling, projected gain, GEMM plus
 // attention beside the published figures), then the agreement with torch.profiler where recorded,
 // the runs without figures, and the notes.
-void write_markdown(std::ostream& out, const study::study_summary& s);
-void write_json(std::ostream& out, const study::study_summary& s);
+void write_markdown(std::ostream& out, const study_summary& s);
+void write_json(std::ostream& out, const study_summary& s);
 
-}  // namespace headroom::report
+}  // namespace headroom::study

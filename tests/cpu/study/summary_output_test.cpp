@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "golden.hpp"
-#include "headroom/report/study_output.hpp"
+#include "headroom/study/summary_output.hpp"
 
 using namespace headroom;
 
@@ -75,13 +75,13 @@ study::study_summary three_rows() {
 
 TEST(StudyOutput, MarkdownTablesMatchGolden) {
   std::ostringstream out;
-  report::write_markdown(out, three_rows());
+  study::write_markdown(out, three_rows());
   test::expect_golden(out.str(), golden_dir + "study_summary.md");
 }
 
 TEST(StudyOutput, JsonMatchesGolden) {
   std::ostringstream out;
-  report::write_json(out, three_rows());
+  study::write_json(out, three_rows());
   test::expect_golden(out.str(), golden_dir + "study_summary.json");
 }
 
@@ -89,6 +89,6 @@ TEST(StudyOutput, AStudyWithoutFiguresSaysSo) {
   study::study_summary s;
   s.folder = "empty";
   std::ostringstream out;
-  report::write_markdown(out, s);
+  study::write_markdown(out, s);
   EXPECT_NE(out.str().find("No run of this study has figures yet."), std::string::npos) << out.str();
 }

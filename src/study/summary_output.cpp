@@ -1,5 +1,5 @@
 // The study's tables: Markdown and JSON renderings of a study_summary.
-#include "headroom/report/study_output.hpp"
+#include "headroom/study/summary_output.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -11,13 +11,11 @@
 #include "headroom/report/units.hpp"
 #include "headroom/util/json.hpp"
 
-namespace headroom::report {
+namespace headroom::study {
 namespace {
 
-using study::run_figures;
-using study::run_result;
-using study::study_row;
-using study::study_summary;
+using report::format_duration;
+using report::format_percent;
 
 std::string percent(double f) { return format_percent(f); }
 std::string speedup(double s) { return std::isinf(s) ? "inf" : fmt::format("{:.3f}x", s); }
@@ -61,8 +59,8 @@ study_table main_table(const study_summary& s) {
     const double a = f.addressable_fraction();
     t.rows.push_back({r.workload, r.domain, r.variant, h == &r.headroom ? "headroom" : "torch.profiler", window_text(f),
                       per_step(f), percent(f.idle_fraction()), percent(f.gemm_attention_share()),
-                      is_transformer(r) ? fmt::format("{:.0f}-{:.0f}%", 100 * study::published_gemm_attention_low,
-                                                      100 * study::published_gemm_attention_high)
+                      is_transformer(r) ? fmt::format("{:.0f}-{:.0f}%", 100 * published_gemm_attention_low,
+                                                      100 * published_gemm_attention_high)
                                         : "",
                       percent(a), percent(f.addressable_exclusive_fraction()), speedup(project::ceiling(a)),
                       speedup(project::amdahl(a, s.kernel_speedup))});
@@ -164,10 +162,10 @@ std::vector<std::string> ranges(const study_summary& s) {
   }
   out.push_back(fmt::format("Addressable fraction: {} over {} row{} ({}); published: {} to {} over seven workloads in "
                             "three domains.", range_text(all), all.size(), all.size() == 1 ? "" : "s", per_domain,
-                            percent(study::published_addressable_low), percent(study::published_addressable_high)));
+                            percent(published_addressable_low), percent(published_addressable_high)));
   out.push_back(fmt::format("Transformers' GEMM plus attention, share of kernel time: {}; published: {:.0f}% to {:.0f}%.",
-                            range_text(gemm_attention), 100 * study::published_gemm_attention_low,
-                            100 * study::published_gemm_attention_high));
+                            range_text(gemm_attention), 100 * published_gemm_attention_low,
+                            100 * published_gemm_attention_high));
   out.push_back(fmt::format("Projected gain: the end-to-end speedup when every addressable kernel runs {:g}x faster "
                             "(Amdahl; docs/method.md); the ceiling is every addressable kernel taking no time.",
                             s.kernel_speedup));
@@ -245,8 +243,8 @@ void write_json(std::ostream& out, const study_summary& s) {
              study_summary_schema_version, util::json_string(s.folder), util::json_string(s.preset));
   fmt::print(out, "  \"kernel_speedup\": {},\n  \"published\": {{\"addressable_low\": {}, \"addressable_high\": {}, "
                   "\"gemm_attention_low\": {}, \"gemm_attention_high\": {}}},\n  \"rows\": [",
-             json_number(s.kernel_speedup), study::published_addressable_low, study::published_addressable_high,
-             study::published_gemm_attention_low, study::published_gemm_attention_high);
+             json_number(s.kernel_speedup), published_addressable_low, published_addressable_high,
+             published_gemm_attention_low, published_gemm_attention_high);
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
     const run_result* h = r.headline();
@@ -267,4 +265,4 @@ void write_json(std::ostream& out, const study_summary& s) {
   fmt::print(out, "{}]\n}}\n", s.notes.empty() ? "" : "\n  ");
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::study
