@@ -74,7 +74,7 @@ try:
         "alpha/level_1_problem_1_sample_0_kernel.py": answer_code("relu_ok.md"),
         "alpha/level_1_problem_1_sample_1_kernel.py": answer_code("relu_two_blocks.md"),
         "alpha/level_1_problem_2_sample_0_kernel.py": answer_code("scale_wrong.md"),
-        "beta-stream/level_1_problem_1_sample_0_kernel.py": answer_code("relu_ok.md"),
+        "beta-stream/level_1_problem_1_sample_0_kernel.py": answer_code("relu_stream.md"),
         "beta-stream/level_1_problem_2_sample_0_kernel.py": answer_code("scale_ok.md"),
     }
     for s in range(2):
@@ -109,11 +109,11 @@ try:
             fail(f"{config} {problem} sample {sample}: attempts {got}, expected {want}")
 
     check("alpha", "1_relu", 0, [(429, "retry", "HTTP 429"), (200, "candidate", "")])
-    check("alpha", "1_relu", 1, [(500, "retry", "HTTP 500"), (0, "retry", "malformed answer: not JSON"),
+    check("alpha", "1_relu", 1, [(500, "retry", "HTTP 500"), (200, "retry", "malformed answer: not JSON"),
                                  (200, "candidate", "")])
     check("alpha", "2_scale_add", 0, [(0, "retry", "timeout"), (200, "candidate", "")])
     check("alpha", "2_scale_add", 1, [(200, "no_code", "")])
-    check("beta-stream", "1_relu", 0, [(0, "retry", "cut short"), (200, "candidate", "")])
+    check("beta-stream", "1_relu", 0, [(200, "retry", "the connection ended before the answer did"), (200, "candidate", "")])
     check("beta-stream", "2_scale_add", 0, [(200, "candidate", "")])
     first = [x for x in log if x["kind"] == "request" and x["config"] == "alpha" and x["status"] == 429][0]
     if first.get("retry_in_s") != 1.0:
