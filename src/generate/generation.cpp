@@ -166,6 +166,17 @@ void ask_one(run_state& s, sample_chain& chain, int turn, std::mt19937_64& rng) 
             s.log.append(r);
             std::lock_guard lock(s.mutex);
             ++s.summary.attempts;
+            if (a.retry_in_s && s.progress) {
+              progress_event e = event(c.name, p.spec.id, chain.sample, turn, "retry",
+                                       fmt::format("attempt {}: {}; again in {:.1f} s", a.attempt, a.error, *a.retry_in_s));
+              e.done = s.done;
+              e.total = s.total;
+              e.all_tokens_in = s.summary.tokens_in;
+              e.all_tokens_out = s.summary.tokens_out;
+              e.all_cost = s.summary.cost;
+              e.cost_known = s.cost_known;
+              s.progress(e);
+            }
           });
   if (!result.answer) {
     std::lock_guard lock(s.mutex);

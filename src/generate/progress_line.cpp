@@ -15,6 +15,7 @@ std::string tokens(std::int64_t n) {
 std::string progress_line(const progress_event& e) {
   std::string line = fmt::format("[{}/{}] {} {} sample {} turn {}: {}", e.done, e.total, e.config, e.problem, e.sample,
                                  e.turn, e.outcome);
+  if (e.outcome == "retry") return line + ": " + e.detail;
   if (e.outcome == "candidate" || e.outcome == "no_code") {
     line += fmt::format(" ({} in, {} out, {:.1f} s)", e.tokens_in ? tokens(*e.tokens_in) : "?",
                         e.tokens_out ? tokens(*e.tokens_out) : "?", e.latency_s);

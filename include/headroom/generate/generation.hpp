@@ -28,11 +28,11 @@ struct generate_options {
 // name as its source) and returns their evaluations; the CLI runs `headroom eval`'s harness.
 using evaluate_fn = std::function<std::vector<eval::evaluation>(const std::vector<std::filesystem::path>& folders)>;
 
-// One line per finished request, for the progress display.
+// One line per finished request, and one per attempt that is retried, for the progress display.
 struct progress_event {
   std::string config, problem;
   int sample = 0, turn = 1;
-  std::string outcome;  // candidate, no_code, failed, skipped (the endpoint failed before)
+  std::string outcome;  // candidate, no_code, failed, skipped (the endpoint failed before); retry (not finished)
   std::string detail;   // the error, or how the code was cut out
   std::optional<std::int64_t> tokens_in, tokens_out;
   double latency_s = 0;

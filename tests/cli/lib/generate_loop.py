@@ -3,6 +3,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -231,6 +232,40 @@ try:
     if os.listdir(os.path.join(work, "down", "down")) if os.path.isdir(os.path.join(work, "down", "down")) else []:
         fail("an unreachable endpoint left files")
     print("ok: a missing key, a refused key and an unreachable endpoint are clear errors (status 2)")
+
+    # Ctrl-C while requests are in flight leaves no file behind, and a rerun finishes the work.
+    slow = models_file("slow.toml", '[[model]]\nname = "gamma"\nbase_url = "http://127.0.0.1:PORT/v1"\n'
+                                    'model = "gamma"\napi_key_env = "HEADROOM_TEST_KEY"\nsamples = 2\nconcurrency = 2\n'
+                                    'timeout_s = 30\n')
+    keyed = dict(os.environ, HEADROOM_TEST_KEY="secret-test")
+    one = os.path.join(work, "one")
+    os.makedirs(one)
+    os.symlink(os.path.join(problems, "1_relu.py"), os.path.join(one, "1_relu.py"))
+    before = len(requests())
+    p = subprocess.Popen([headroom, "generate", one, "--models", slow, "-o", os.path.join(work, "slow")],
+                         stderr=subprocess.PIPE, text=True, env=keyed)
+    for _ in range(200):
+        if sum(1 for x in requests()[before:] if x["model"] == "gamma") == 2:
+            break
+        time.sleep(0.05)
+    else:
+        fail("the slow requests never reached the server")
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("generate did not stop on SIGINT")
+    left = [f for _, _, files in os.walk(os.path.join(work, "slow")) for f in files
+            if not f.endswith(".json") and f != "generate.jsonl"]
+    if p.returncode == 0 or left:
+        fail(f"interrupted: status {p.returncode}, files {left}")
+    r = subprocess.run([headroom, "generate", one, "--models", slow, "-o", os.path.join(work, "slow")],
+                       capture_output=True, text=True, env=keyed)
+    got = sorted(os.listdir(os.path.join(work, "slow", "gamma"))) if r.returncode == 0 else []
+    if got != ["level_1_problem_1_sample_0_kernel.py", "level_1_problem_1_sample_1_kernel.py"]:
+        fail(f"the rerun after Ctrl-C: {r.returncode}, {got}\n{r.stderr}")
+    print("ok: Ctrl-C leaves no file, and a rerun completes the run")
 finally:
     server.terminate()
     server.wait()
