@@ -45,7 +45,9 @@ std::string chat_request_body(const model_config& config, const std::vector<chat
     util::append_json_string(out, messages[i].content);
     out += '}';
   }
-  out += "],\"max_tokens\":" + std::to_string(config.max_tokens);
+  out += "],";
+  util::append_json_string(out, config.max_tokens_field);
+  out += ":" + std::to_string(config.max_tokens);
   if (config.temperature) {
     out += ",\"temperature\":";
     append_number(out, *config.temperature);

@@ -18,7 +18,7 @@ namespace {
 
 const std::set<std::string, std::less<>> known_keys = {
     "name",        "base_url",    "model",      "api_key_env",        "temperature",        "top_p",
-    "max_tokens",  "samples",     "turns",      "concurrency",        "stream",             "timeout_s",
+    "max_tokens",  "max_tokens_field",  "samples",     "turns",      "concurrency",        "stream",             "timeout_s",
     "max_retries", "reasoning_effort", "price_in_per_mtok", "price_out_per_mtok", "system_prompt",
     "user_template", "example"};
 
@@ -33,6 +33,7 @@ class reader {
       if (top_level && k.str() == "model" && v.is_array_of_tables()) continue;
       if (!known_keys.contains(k.str()))
         fail(fmt::format("unknown key '{}' (known: name, base_url, model, api_key_env, temperature, top_p, max_tokens, "
+                         "max_tokens_field, "
                          "samples, turns, concurrency, stream, timeout_s, max_retries, reasoning_effort, "
                          "price_in_per_mtok, price_out_per_mtok, system_prompt, user_template, example)",
                          k.str()));
@@ -44,6 +45,10 @@ class reader {
     if (t.contains("temperature")) c.temperature = number(t, "temperature", 0, 2);
     if (t.contains("top_p")) c.top_p = number(t, "top_p", 0, 1);
     integer(t, "max_tokens", c.max_tokens, 1, 10'000'000);
+    text(t, "max_tokens_field", c.max_tokens_field);
+    if (c.max_tokens_field != "max_tokens" && c.max_tokens_field != "max_completion_tokens")
+      fail(fmt::format("max_tokens_field: \"{}\" is neither \"max_tokens\" nor \"max_completion_tokens\"",
+                       c.max_tokens_field));
     integer(t, "samples", c.samples, 1, 10'000);
     integer(t, "turns", c.turns, 1, 100);
     integer(t, "concurrency", c.concurrency, 1, 1024);

@@ -17,7 +17,7 @@ struct chat_message {
   std::string content;
 };
 
-// The body: model, messages, max_tokens, temperature/top_p/reasoning_effort when set, and with
+// The body: model, messages, max_tokens (under max_tokens_field's name), temperature/top_p/reasoning_effort when set, and with
 // `stream` also stream_options.include_usage, so the last event carries the token counts.
 std::string chat_request_body(const model_config& config, const std::vector<chat_message>& messages);
 

@@ -17,6 +17,9 @@ struct model_config {
   std::optional<double> temperature;
   std::optional<double> top_p;
   int max_tokens = 8192;
+  // The request field that carries max_tokens: OpenAI's reasoning models take only
+  // "max_completion_tokens"; vLLM, SGLang and most others take "max_tokens".
+  std::string max_tokens_field = "max_tokens";
   int samples = 1;       // candidates per problem
   int turns = 1;         // attempts per sample; each further one is shown the last one's evaluation
   int concurrency = 4;   // requests of this configuration in flight at once

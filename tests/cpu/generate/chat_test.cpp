@@ -15,6 +15,8 @@ TEST(Chat, RequestBodyCarriesTheSettings) {
             "{\"model\":\"qwen/qwen3-coder\",\"messages\":[{\"role\":\"system\",\"content\":\"be \\\"fast\\\"\"},"
             "{\"role\":\"user\",\"content\":\"line\\nbreak\"}],\"max_tokens\":100,\"temperature\":0.5,"
             "\"reasoning_effort\":\"high\"}");
+  c.max_tokens_field = "max_completion_tokens";
+  EXPECT_NE(chat_request_body(c, {}).find("],\"max_completion_tokens\":100,"), std::string::npos);
   c.stream = true;
   c.temperature.reset();
   c.reasoning_effort.reset();

@@ -36,6 +36,7 @@ base_url = "https://api.example.com/v1"
 model = "big-model"
 api_key_env = "EXAMPLE_API_KEY"
 reasoning_effort = "high"
+max_tokens_field = "max_completion_tokens"
 temperature = 1.0
 samples = 4
 turns = 3
@@ -57,6 +58,8 @@ example = false
   EXPECT_FALSE(m[0].stream);
   EXPECT_EQ(m[1].temperature, 1.0);
   EXPECT_EQ(m[1].reasoning_effort, "high");
+  EXPECT_EQ(m[1].max_tokens_field, "max_completion_tokens");
+  EXPECT_EQ(m[0].max_tokens_field, "max_tokens");
   EXPECT_EQ(m[1].samples, 4);
   EXPECT_EQ(m[1].turns, 3);
   EXPECT_TRUE(m[1].stream);
@@ -71,6 +74,7 @@ TEST(ModelConfig, MistakesAreNamed) {
   EXPECT_THAT(error_of(ok + "api_key = \"sk-123\"\n"), HasSubstr("[[model]] 'a': unknown key 'api_key'"));
   EXPECT_THAT(error_of(ok + "samples = 0\n"), HasSubstr("samples: 0 is outside [1, 10000]"));
   EXPECT_THAT(error_of(ok + "temperature = \"hot\"\n"), HasSubstr("temperature: expected a number"));
+  EXPECT_THAT(error_of(ok + "max_tokens_field = \"limit\"\n"), HasSubstr("max_tokens_field: \"limit\" is neither"));
   EXPECT_THAT(error_of(ok + "samples = 1.5\n"), HasSubstr("samples: expected a whole number"));
   EXPECT_THAT(error_of(ok + ok), HasSubstr("name used by an earlier [[model]]"));
   EXPECT_THAT(error_of("[[model]]\nname = \"a/b\"\nbase_url = \"http://h/v1\"\nmodel = \"m\"\n"),
