@@ -307,14 +307,15 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
 
     if (turn > 1) {
       // Show each chain what the evaluation found of its last candidate.
-      std::set<fs::path> folders;
+      std::vector<fs::path> files;
       for (auto* chain : work)
         if (!chain->candidate_sha256.empty())
-          folders.insert(turn_folder(options.runs_dir, configs[chain->config].name, turn - 1));
+          files.push_back(turn_folder(options.runs_dir, configs[chain->config].name, turn - 1) /
+                          candidate_file_name(*chain->problem, chain->sample));
       std::map<std::pair<std::string, std::string>, eval::evaluation> found;  // (candidate, problem hash)
-      if (!folders.empty()) {
+      if (!files.empty()) {
         if (!evaluate) throw std::logic_error("run_generation: further turns need an evaluate function");
-        for (auto& e : evaluate({folders.begin(), folders.end()}))
+        for (auto& e : evaluate(files))
           found[{e.candidate_hash, e.problem_hash}] = std::move(e);
       }
       for (auto* chain : work) {

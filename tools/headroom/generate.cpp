@@ -81,13 +81,13 @@ int run_generate(generate_args& a) {
 
   // Further turns are shown the evaluation of the last: headroom eval's harness, on the turn's folders.
   std::unique_ptr<store::results_store> store;
-  generate::evaluate_fn evaluate = [&](const std::vector<std::filesystem::path>& folders) {
+  generate::evaluate_fn evaluate = [&](const std::vector<std::filesystem::path>& candidates) {
     if (!store) {
       finish_eval_options(a.common);
       store = std::make_unique<store::results_store>(a.common.db);
     }
-    const auto jobs = eval::pair_candidates(problems, folders, "");
-    fmt::print(stderr, "evaluating {} candidate(s) of {} folder(s) for the next turn\n", jobs.size(), folders.size());
+    const auto jobs = eval::pair_candidates(problems, candidates, "");
+    fmt::print(stderr, "evaluating {} candidate(s) for the next turn\n", jobs.size());
     return eval::run_evaluations(jobs, *store, a.common.options,
                                  [](const eval::eval_job& j, const eval::evaluation& e, int done, int total) {
                                    fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));

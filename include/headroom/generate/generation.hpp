@@ -24,9 +24,11 @@ struct generate_options {
   std::optional<int> samples;  // overrides every configuration's
 };
 
-// Evaluates the candidates in these turn folders (every candidate of a folder has the folder's
-// name as its source) and returns their evaluations; the CLI runs `headroom eval`'s harness.
-using evaluate_fn = std::function<std::vector<eval::evaluation>(const std::vector<std::filesystem::path>& folders)>;
+// Evaluates these candidate files (each has its folder's name as its source: the configuration,
+// with .turn<T> after the first turn) and returns their evaluations; the CLI runs `headroom
+// eval`'s harness. Only the files a further turn needs are given, not whole folders, which may hold
+// candidates of problems this run was not given.
+using evaluate_fn = std::function<std::vector<eval::evaluation>(const std::vector<std::filesystem::path>& candidates)>;
 
 // One line per finished request, and one per attempt that is retried, for the progress display.
 struct progress_event {

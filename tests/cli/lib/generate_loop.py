@@ -203,9 +203,14 @@ try:
         fail(f"eval's verdicts {got}, expected {want}")
     print("ok: headroom eval --device cpu judged the runs folders")
 
-    # A rerun asks for nothing; a deleted candidate is asked for again, and only it.
+    # A rerun asks for nothing; a deleted candidate is asked for again, and only it. A candidate of a
+    # problem this run was not given (an earlier run's) stays out of the evaluation between turns.
+    stray = os.path.join(runs, "alpha", "level_1_problem_9_sample_0_kernel.py")
+    with open(stray, "w") as f:
+        f.write("class ModelNew: pass\n")
     before = len(requests())
     r = generate()
+    os.remove(stray)
     if r.returncode != 0 or len(requests()) != before or "10 found done by an earlier run" not in r.stderr:
         fail(f"the rerun ({r.returncode}) sent {len(requests()) - before} request(s):\n{r.stderr}")
     os.remove(os.path.join(runs, "beta-stream", "level_1_problem_1_sample_0_kernel.py"))
