@@ -20,7 +20,7 @@ const std::set<std::string, std::less<>> known_keys = {
     "name",        "base_url",    "model",      "api_key_env",        "temperature",        "top_p",
     "max_tokens",  "max_tokens_field",  "samples",     "turns",      "concurrency",        "stream",             "timeout_s",
     "max_retries", "reasoning_effort", "price_in_per_mtok", "price_out_per_mtok", "system_prompt",
-    "user_template", "example"};
+    "user_template", "feedback_template", "example"};
 
 // Reads one table's keys over `c` (the defaults, then a [[model]] entry).
 class reader {
@@ -35,7 +35,7 @@ class reader {
         fail(fmt::format("unknown key '{}' (known: name, base_url, model, api_key_env, temperature, top_p, max_tokens, "
                          "max_tokens_field, "
                          "samples, turns, concurrency, stream, timeout_s, max_retries, reasoning_effort, "
-                         "price_in_per_mtok, price_out_per_mtok, system_prompt, user_template, example)",
+                         "price_in_per_mtok, price_out_per_mtok, system_prompt, user_template, feedback_template, example)",
                          k.str()));
     }
     text(t, "name", c.name);
@@ -73,6 +73,7 @@ class reader {
     if (t.contains("price_out_per_mtok")) c.price_out_per_mtok = number(t, "price_out_per_mtok", 0, 1e6);
     path(t, "system_prompt", c.system_prompt);
     path(t, "user_template", c.user_template);
+    path(t, "feedback_template", c.feedback_template);
   }
 
   [[noreturn]] void fail(const std::string& what) const {

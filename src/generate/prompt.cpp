@@ -70,7 +70,13 @@ prompt_templates templates_for(const model_config& config) {
     t.task = user_file(config.user_template, "first-turn template (user_template)");
     task_origin = config.user_template;
   }
+  std::string feedback_origin = "data/prompts/feedback.md";
+  if (!config.feedback_template.empty()) {
+    t.feedback = user_file(config.feedback_template, "further-turn template (feedback_template)");
+    feedback_origin = config.feedback_template;
+  }
   check_names(t.task, {"problem_name", "problem_source", "example"}, task_origin);
+  check_names(t.feedback, {"turn", "evaluation", "request"}, feedback_origin);
   check_names(t.system, {}, config.system_prompt.empty() ? "data/prompts/system.md" : config.system_prompt);
   return t;
 }

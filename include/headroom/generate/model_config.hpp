@@ -31,6 +31,7 @@ struct model_config {
   double price_out_per_mtok = 0;  // per million completion tokens
   std::string system_prompt;      // path of a template replacing the built-in system prompt; empty: built-in
   std::string user_template;      // path of a template replacing the built-in first-turn prompt
+  std::string feedback_template;  // path of a template replacing the built-in further-turn prompt
   bool example = true;            // the worked example in the first turn's prompt
 };
 

@@ -18,8 +18,8 @@ struct prompt_templates {
   std::string feedback;  // data/prompts/feedback.md: a further turn ({{turn}}, {{evaluation}}, {{request}})
 };
 
-// The built-in templates, with the configuration's own system prompt and first-turn template read
-// from their files when it names them. Throws input_error for a file that cannot be read or a
+// The built-in templates, with the configuration's own system prompt, first-turn and further-turn
+// templates read from their files when it names them. Throws input_error for a file that cannot be read or a
 // template naming an unknown {{name}}.
 prompt_templates templates_for(const model_config& config);
 

@@ -1,3 +1,8 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -33,6 +38,27 @@ TEST(Prompt, TheFirstTurnHoldsTheTaskTheProblemAndTheExample) {
   EXPECT_THAT(m[1].content, Not(HasSubstr("{{")));
   auto bare = first_turn_messages(t, false, "p", "x");
   EXPECT_THAT(bare[1].content, Not(HasSubstr("relu_scale_kernel")));
+}
+
+TEST(Prompt, UsersTemplatesAreReadAndChecked) {
+  const auto dir = std::filesystem::temp_directory_path() / ("headroom_prompt_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "task.md") << "Speed up {{problem_name}}:\n{{problem_source}}\n";
+  std::ofstream(dir / "feedback.md") << "Turn {{turn}} got {{verdict}}\n";
+  model_config c;
+  c.user_template = (dir / "task.md").string();
+  const auto t = templates_for(c);
+  EXPECT_EQ(first_turn_messages(t, true, "p1", "src")[1].content, "Speed up p1:\nsrc\n");
+  c.feedback_template = (dir / "feedback.md").string();
+  try {
+    templates_for(c);
+    ADD_FAILURE() << "a template with an unknown name was taken";
+  } catch (const headroom::input_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("feedback.md: unknown template name {{verdict}}"));
+  }
+  c.feedback_template = (dir / "missing.md").string();
+  EXPECT_THROW(templates_for(c), headroom::input_error);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Feedback, AMismatchShowsTheVerdictAndTheFirstMismatch) {
