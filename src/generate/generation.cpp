@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -78,12 +79,18 @@ struct run_state {
   std::mutex mutex;  // guards what follows, the prompt files and progress
   generate_summary summary;
   std::vector<char> endpoint_failed;  // per configuration
-  std::atomic<bool> stop{false};
+  // Per configuration: set when its endpoint failed (its requests in flight stop retrying) or when
+  // the run fails (all of them).
+  std::unique_ptr<std::atomic<bool>[]> stop;
+  bool aborted = false;  // a request threw: no thread takes more work
   bool cost_known = false;
   int done = 0, total = 0;
 
   run_state(const std::vector<model_config>& c, const generate_options& o, const progress_fn& p)
-      : configs(c), options(o), progress(p), log(o.runs_dir / "generate.jsonl"), endpoint_failed(c.size(), 0) {}
+      : configs(c), options(o), progress(p), log(o.runs_dir / "generate.jsonl"), endpoint_failed(c.size(), 0),
+        stop(new std::atomic<bool>[c.size()]) {
+    for (std::size_t i = 0; i < c.size(); ++i) stop[i] = false;
+  }
 };
 
 progress_event event(const std::string& config, const std::string& problem, int sample, int turn, std::string outcome,
@@ -149,7 +156,7 @@ void ask_one(run_state& s, sample_chain& chain, int turn, std::mt19937_64& rng) 
   int answer_attempt = 1;
   const ask_result result =
       ask(c, s.keys[chain.config], chat_request_body(c, chain.messages),
-          retry_policy{c.max_retries, s.options.backoff_s}, rng, s.stop, [&](const attempt_report& a) {
+          retry_policy{c.max_retries, s.options.backoff_s}, rng, s.stop[chain.config], [&](const attempt_report& a) {
             if (a.answer) {  // logged below, with what was cut from it
               answer_latency_s = a.latency_s;
               answer_attempt = a.attempt;
@@ -184,6 +191,7 @@ void ask_one(run_state& s, sample_chain& chain, int turn, std::mt19937_64& rng) 
     ++s.summary.failed;
     if (result.endpoint_failed && !s.endpoint_failed[chain.config]) {
       s.endpoint_failed[chain.config] = 1;
+      s.stop[chain.config] = true;
       s.summary.failed_endpoints.push_back(fmt::format("{}: {}", c.name, result.error));
     }
     report(s, event(c.name, p.spec.id, chain.sample, turn, "failed", result.error));
@@ -403,7 +411,7 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
               sample_chain* chain = nullptr;
               {
                 std::lock_guard lock(s.mutex);
-                if (s.stop || next[i] >= pending[i].size()) return;
+                if (s.aborted || next[i] >= pending[i].size()) return;
                 chain = pending[i][next[i]++];
               }
               ask_one(s, *chain, turn, rng);
@@ -411,7 +419,8 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
           } catch (...) {
             std::lock_guard lock(s.mutex);
             if (!failure) failure = std::current_exception();
-            s.stop = true;
+            s.aborted = true;
+            for (std::size_t k = 0; k < configs.size(); ++k) s.stop[k] = true;
           }
         });
     }

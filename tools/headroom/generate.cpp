@@ -107,7 +107,7 @@ int run_generate(generate_args& a) {
   fmt::print(stderr, "runs in {}, log in {}\n", options.runs_dir.string(), (options.runs_dir / "generate.jsonl").string());
   for (const auto& e : summary.failed_endpoints) fmt::print(stderr, "headroom generate: endpoint failed: {}\n", e);
   if (summary.failed > 0 || summary.skipped > 0)
-    throw input_error(fmt::format("{} request(s) failed and {} were not sent (the log says why); run the same command "
+    throw input_error(fmt::format("{} request(s) failed and {} were not sent (the lines above and the log say why); run the same command "
                                   "again to ask for them",
                                   summary.failed, summary.skipped));
   return 0;

@@ -236,13 +236,25 @@ try:
         fail(f"unreachable endpoint: {r.returncode}\n{r.stderr}")
     if os.listdir(os.path.join(work, "down", "down")) if os.path.isdir(os.path.join(work, "down", "down")) else []:
         fail("an unreachable endpoint left files")
-    print("ok: a missing key, a refused key and an unreachable endpoint are clear errors (status 2)")
+    # An endpoint that fails (a 404: no such model) stops its configuration's other requests, even
+    # one waiting out a 503's Retry-After of 5 s.
+    gone = models_file("gone.toml", '[[model]]\nname = "delta"\nbase_url = "http://127.0.0.1:PORT/v1"\n'
+                                    'model = "delta"\napi_key_env = "HEADROOM_TEST_KEY"\nsamples = 2\nconcurrency = 2\n')
+    keyed = dict(os.environ, HEADROOM_TEST_KEY="secret-test")
+    one_relu = os.path.join(work, "one_relu")
+    os.makedirs(one_relu)
+    os.symlink(os.path.join(problems, "1_relu.py"), os.path.join(one_relu, "1_relu.py"))
+    started = time.time()
+    r = subprocess.run([headroom, "generate", one_relu, "--models", gone, "-o", os.path.join(work, "gone")],
+                       capture_output=True, text=True, env=keyed)
+    if r.returncode != 2 or "HTTP 404 from" not in r.stderr or time.time() - started > 4:
+        fail(f"a 404 took {time.time() - started:.1f} s to end the configuration ({r.returncode}):\n{r.stderr}")
+    print("ok: a missing key, a refused key, an unreachable endpoint and a 404 are clear errors (status 2)")
 
     # Ctrl-C while requests are in flight leaves no file behind, and a rerun finishes the work.
     slow = models_file("slow.toml", '[[model]]\nname = "gamma"\nbase_url = "http://127.0.0.1:PORT/v1"\n'
                                     'model = "gamma"\napi_key_env = "HEADROOM_TEST_KEY"\nsamples = 2\nconcurrency = 2\n'
                                     'timeout_s = 30\n')
-    keyed = dict(os.environ, HEADROOM_TEST_KEY="secret-test")
     one = os.path.join(work, "one")
     os.makedirs(one)
     os.symlink(os.path.join(problems, "1_relu.py"), os.path.join(one, "1_relu.py"))
