@@ -26,8 +26,9 @@ headroom_module(sandbox    util)
 headroom_module(worker     sandbox util)
 headroom_module(cuda       worker util)
 headroom_module(eval       sandbox store worker trace util)
+headroom_module(generate   eval util)
 # The CLI (tools/headroom) may include every module's public headers, and no private one.
-headroom_module(tools      util store trace classify analyze project report study profile sandbox worker cuda eval)
+headroom_module(tools      util store trace classify analyze project report study profile sandbox worker cuda eval generate)
 
 # Lists travel to the script joined by ',' (a ';' would split the command line).
 list(JOIN HEADROOM_MODULES "," _modules)
