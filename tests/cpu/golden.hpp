@@ -1,5 +1,5 @@
 #pragma once
-// Golden-file comparison for output formats (STYLE.md: formats are pinned line by line).
+// Golden-file comparison for output formats (docs/style.md, convention 8: formats are pinned line by line).
 // HEADROOM_UPDATE_GOLDEN=1 rewrites the file instead and skips the test.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Every CUDA runtime call of ours is checked (STYLE.md): a failure throws with the call's text and
+// Every CUDA runtime call of ours is checked (docs/style.md, convention 5): a failure throws with the call's text and
 // its place, which the worker turns into the request's error (an illegal address a candidate caused
 // shows up at our next call).
 #include <stdexcept>

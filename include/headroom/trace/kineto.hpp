@@ -22,7 +22,7 @@ struct kineto_read_stats {
 };
 
 // What inflates a .json.gz: ISA-L's igzip (2.7x zlib's speed on trace JSON), or zlib, the baseline
-// bench/gzip_throughput.sh measures it against (bench/RESULTS.md, "Reading .json.gz").
+// bench/gzip_throughput.sh measures it against (bench/RESULTS.md, "Reading traces").
 enum class gzip_inflater : std::uint8_t { isal, zlib };
 
 struct kineto_tuning {
@@ -30,7 +30,7 @@ struct kineto_tuning {
   std::size_t batch_bytes = std::size_t{1} << 20;  // events parsed as one simdjson document
   gzip_inflater inflater = gzip_inflater::isal;
   // Inflate a .json.gz file on a second thread while the first parses: a shorter wall clock when a
-  // core is free, about 13% more CPU time in all (bench/RESULTS.md). Unset: on when this process
+  // core is free, about 13% more CPU time in all (docs/findings.md, "Reading traces"). Unset: on when this process
   // may run on 4 or more CPUs.
   std::optional<bool> read_ahead;
   kineto_read_stats* stats = nullptr;
