@@ -6,7 +6,9 @@ find_package(SQLite3 REQUIRED)           # libsqlite3-dev: the trace store and N
 find_package(ZLIB REQUIRED)              # zlib1g-dev: .json.gz traces
 find_package(Threads REQUIRED)
 find_package(PostgreSQL REQUIRED)        # libpq-dev: results stores on a PostgreSQL server
-find_package(CURL REQUIRED)              # libcurl4-openssl-dev: headroom generate's requests to model endpoints
+if(HEADROOM_GENERATE)
+  find_package(CURL REQUIRED)            # libcurl4-openssl-dev: headroom generate's requests to model endpoints
+endif()
 # A library found by its header and its name: both searches honour CMAKE_PREFIX_PATH, where a GPU
 # machine's unpacked .deb files sit (docs/device.md), which a Debian .pc file's /usr prefix would not.
 function(headroom_find_library target header name)
