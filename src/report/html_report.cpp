@@ -113,13 +113,20 @@ std::string html_writer::section_bars(const extra_section& s, std::size_t index)
   double hi = 0;
   for (const auto& b : s.bars) hi = std::max({hi, b.value, b.high.value_or(0)});
   if (hi <= 0) hi = 1;
-  const double height = top + row_h * static_cast<double>(s.bars.size()) + 44;
+  if (s.band && s.band->high) hi = std::max(hi, *s.band->high);
+  const double height = top + row_h * static_cast<double>(s.bars.size()) + (s.band ? 60 : 44);
   svg::canvas c(width, height, fmt::format("extra-{}-bars", index), s.title, s.bar_label);
   c.define("<style>text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;font-size:11px;fill:#222}"
            "line.axis{stroke:#444}line.whisker{stroke:#222;stroke-width:1.5}</style>");
   const double right = width - 70;
   const auto x = [&](double v) { return label_w + std::max(v, 0.0) / hi * (right - label_w); };
   double y = top;
+  if (s.band && s.band->low && s.band->high) {
+    const double rows = row_h * static_cast<double>(s.bars.size());
+    c.rect(x(*s.band->low), top, x(*s.band->high) - x(*s.band->low), rows, "#d9d9d9",
+           fmt::format("{}: {:g} to {:g}", s.band->label, *s.band->low, *s.band->high), {{"class", "band"}});
+    c.text((x(*s.band->low) + x(*s.band->high)) / 2, top + rows + 14, s.band->label, "legend", svg::anchor::middle);
+  }
   for (const auto& b : s.bars) {
     c.text(label_w - 8, y + 15, b.label, "legend", svg::anchor::end);
     c.rect(label_w, y + 4, x(b.value) - label_w, row_h - 8, primary_colour, fmt::format("{}: {:g}", b.label, b.value),
@@ -131,6 +138,7 @@ std::string html_writer::section_bars(const extra_section& s, std::size_t index)
     y += row_h;
   }
   c.line(label_w, top, label_w, y, "axis");
+  if (s.band) y += 16;  // the band's label under the bars
   c.line(label_w, y, right, y, "axis");
   c.text(label_w, y + 14, "0", "legend", svg::anchor::middle);
   c.text(right, y + 14, fmt::format("{:g}", hi), "legend", svg::anchor::middle);
@@ -172,6 +180,12 @@ void write_html(std::ostream& out, const document& d) {
   if (!d.sources.empty()) fmt::print(out, "<li><a href=\"#results\">Measured speedups</a></li>\n");
   fmt::print(out, "<li><a href=\"#method\">Method</a></li>\n</ul>\n</nav>\n");
 
+  std::vector<bool> placed(d.sections.size(), false);
+  for (std::size_t k = 0; k < d.sections.size(); ++k) {
+    if (!d.sections[k].lead) continue;
+    w.extra(d.sections[k], k);
+    placed[k] = true;
+  }
   fmt::print(out, "<section id=\"summary\">\n<h2 class=\"first\">Summary</h2>\n");
   w.table(detail::workloads_table(d));
   if (!d.sources.empty() && !d.workloads.empty()) {
@@ -187,7 +201,6 @@ void write_html(std::ostream& out, const document& d) {
   }
   fmt::print(out, "</section>\n");
 
-  std::vector<bool> placed(d.sections.size(), false);
   for (std::size_t i = 0; i < d.workloads.size(); ++i) {
     const auto& wl = d.workloads[i];
     const auto& a = wl.projection.analysis;
@@ -229,7 +242,7 @@ void write_html(std::ostream& out, const document& d) {
     }
     w.notes(a.notes);
     for (std::size_t k = 0; k < d.sections.size(); ++k) {
-      if (d.sections[k].workload == wl.name) {
+      if (!placed[k] && d.sections[k].workload == wl.name) {
         w.extra(d.sections[k], k);
         placed[k] = true;
       }

@@ -60,14 +60,24 @@ void extra(std::ostream& out, const extra_section& s) {
     }
     fmt::print(out, "\n");
   }
+  if (s.band && s.band->low && s.band->high) {
+    fmt::print(out, "{}: {:g} to {:g}.\n\n", md_escape(s.band->label), *s.band->low, *s.band->high);
+  }
 }
 
 }  // namespace
 
 void write_markdown(std::ostream& out, const document& d, const plot_sink& save_plot) {
   fmt::print(out, "# {}\n\nWhat is a faster kernel worth here? The share of each workload's wall clock that a new kernel "
-                  "could replace, and what measured kernel speedups buy when they replace it.\n\n## Summary\n\n",
+                  "could replace, and what measured kernel speedups buy when they replace it.\n\n",
              md_escape(d.title));
+  std::vector<bool> placed(d.sections.size(), false);
+  for (std::size_t k = 0; k < d.sections.size(); ++k) {
+    if (!d.sections[k].lead) continue;
+    extra(out, d.sections[k]);
+    placed[k] = true;
+  }
+  fmt::print(out, "## Summary\n\n");
   table(out, detail::workloads_table(d));
   if (!d.sources.empty() && !d.workloads.empty()) {
     table(out, detail::estimates_table(d));
@@ -79,7 +89,6 @@ void write_markdown(std::ostream& out, const document& d, const plot_sink& save_
     }
     plot(out, save_plot, "estimates", estimates_chart(groups, "estimates"), "wall clock saved, three estimates");
   }
-  std::vector<bool> placed(d.sections.size(), false);
   for (const auto& wl : d.workloads) {
     const auto& a = wl.projection.analysis;
     const auto& tot = a.total;
@@ -102,7 +111,7 @@ void write_markdown(std::ostream& out, const document& d, const plot_sink& save_
     }
     notes(out, a.notes);
     for (std::size_t k = 0; k < d.sections.size(); ++k) {
-      if (d.sections[k].workload == wl.name) {
+      if (!placed[k] && d.sections[k].workload == wl.name) {
         extra(out, d.sections[k]);
         placed[k] = true;
       }

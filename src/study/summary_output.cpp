@@ -49,9 +49,9 @@ std::string milliseconds(const std::optional<double>& seconds) {
 study_table main_table(const study_summary& s) {
   study_table t;
   t.columns = {"workload", "domain", "variant", "recorded by", "window", "per step", "idle",
-               "GEMM+attention of kernel time", "published", "addressable f", "exclusive f", "ceiling 1/(1-f)",
-               fmt::format("S at {:g}x", s.kernel_speedup)};
-  t.numeric = {false, false, false, false, false, true, true, true, false, true, true, true, true};
+               "GEMM+attention of kernel time", "published", "addressable f", "published f", "exclusive f",
+               "ceiling 1/(1-f)", fmt::format("S at {:g}x", s.kernel_speedup)};
+  t.numeric = {false, false, false, false, false, true, true, true, false, true, false, true, true, true};
   for (const auto& r : s.rows) {
     const run_result* h = r.headline();
     if (h == nullptr) continue;
@@ -62,7 +62,8 @@ study_table main_table(const study_summary& s) {
                       is_transformer(r) ? fmt::format("{:.0f}-{:.0f}%", 100 * published_gemm_attention_low,
                                                       100 * published_gemm_attention_high)
                                         : "",
-                      percent(a), percent(f.addressable_exclusive_fraction()), speedup(project::ceiling(a)),
+                      percent(a), r.domain == "recommender" ? percent(published_recommender_addressable) : "",
+                      percent(f.addressable_exclusive_fraction()), speedup(project::ceiling(a)),
                       speedup(project::amdahl(a, s.kernel_speedup))});
   }
   t.bold_column = 9;
@@ -242,9 +243,9 @@ void write_json(std::ostream& out, const study_summary& s) {
   fmt::print(out, "{{\n  \"schema_version\": {},\n  \"kind\": \"study-summary\",\n  \"folder\": {},\n  \"preset\": {},\n",
              study_summary_schema_version, util::json_string(s.folder), util::json_string(s.preset));
   fmt::print(out, "  \"kernel_speedup\": {},\n  \"published\": {{\"addressable_low\": {}, \"addressable_high\": {}, "
-                  "\"gemm_attention_low\": {}, \"gemm_attention_high\": {}}},\n  \"rows\": [",
+                  "\"gemm_attention_low\": {}, \"gemm_attention_high\": {}, \"recommender_addressable\": {}}},\n  \"rows\": [",
              json_number(s.kernel_speedup), published_addressable_low, published_addressable_high,
-             published_gemm_attention_low, published_gemm_attention_high);
+             published_gemm_attention_low, published_gemm_attention_high, published_recommender_addressable);
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
     const run_result* h = r.headline();

@@ -71,6 +71,14 @@ html=$tmp/report/report.html
 for w in "gpt_train (eager)" "dlrm_train (eager)"; do grep -qF "$w" "$html" || fail "report.html lacks the workload $w"; done
 grep -q "published" "$html" || fail "report.html does not join the published figures"
 grep -q "80-86%" "$html" || fail "report.html lacks the study table"
+# It opens with the study's figure: every row's f by domain over the published range's band, the
+# gains at 1.235x and 1.552x, before the summary and the workloads.
+lead=$(grep -n 'The study: what a faster kernel buys each workload' "$html" | head -1 | cut -d: -f1)
+summary=$(grep -n '<section id="summary">' "$html" | head -1 | cut -d: -f1)
+[[ -n $lead && -n $summary && $lead -lt $summary ]] || fail "report.html does not open with the study's figure ($lead, $summary)"
+grep -q 'class="band"' "$html" || fail "the study's figure lacks the published range"
+grep -q 'published: 8.9% to 58.2%' "$html" || fail "the band is not labelled"
+grep -q 'S at 1.552x' "$html" || fail "the study's figure lacks the gain at 1.552x"
 [[ ! -f $study/summary.md ]] || fail "--from -o wrote into the study folder"
 grep -q '^| workload | domain | variant | recorded by' "$tmp/out.txt" || fail "the table is not printed"
 grep -q 'analysing runs/gpt_train.eager.headroom' "$tmp/err.txt" || fail "no progress line per run"

@@ -42,10 +42,13 @@ struct extra_section {
   std::string kind;      // "replay", "profiler-overhead", ...: a CSS class and an anchor
   std::string title;
   std::string workload;  // the workload it belongs under ("" or an unknown name: the end of the report)
+  bool lead = false;     // opens the report, before its summary (the figure a reader came for)
   std::vector<std::string> paragraphs;
   std::vector<section_table> tables;
   std::string bar_label;  // the bar chart's axis label with its unit ("end-to-end speedup (x)")
   std::vector<section_bar> bars;
+  // A range drawn across the bar chart as a shaded band (a published range beside measured bars).
+  std::optional<section_bar> band;  // label, low and high; value unused
 };
 
 struct document {
