@@ -36,11 +36,12 @@ declare -A script=([gpt_train]="workloads/gpt.py --mode train" [gpt_infer]="work
                    [dlrm_train]="workloads/dlrm.py --mode train" [dlrm_infer]="workloads/dlrm.py --mode infer"
                    [resnet50_train]="workloads/resnet50.py --mode train" [llama_decode]="workloads/llama.py --mode infer"
                    [bert_infer]="workloads/bert.py --mode infer" [dlrmv2_train]="workloads/dlrmv2.py --mode train"
-                   [hstu_train]="workloads/hstu.py --mode train" [vit_infer]="workloads/vit.py --mode infer")
+                   [hstu_train]="workloads/hstu.py --mode train" [vit_infer]="workloads/vit.py --mode infer"
+                   [hstu_train_fused]="workloads/hstu.py --mode train --attention fused")
 declare -A block=([gpt_train]=5 [gpt_infer]=10 [dlrm_train]=20 [dlrm_infer]=50 [resnet50_train]=10 [llama_decode]=20
-                  [bert_infer]=5 [dlrmv2_train]=20 [hstu_train]=5 [vit_infer]=10)
+                  [bert_infer]=5 [dlrmv2_train]=20 [hstu_train]=5 [vit_infer]=10 [hstu_train_fused]=5)
 declare -A steps=([gpt_train]=40 [gpt_infer]=80 [dlrm_train]=400 [dlrm_infer]=1000 [resnet50_train]=120 [llama_decode]=320
-                  [bert_infer]=60 [dlrmv2_train]=320 [hstu_train]=60 [vit_infer]=120)
+                  [bert_infer]=60 [dlrmv2_train]=320 [hstu_train]=60 [vit_infer]=120 [hstu_train_fused]=60)
 
 if [[ -z ${TABLE_ONLY:-} ]]; then
   [[ -x $headroom ]] || { echo "no headroom executable at $headroom (scripts/gpu builds it)" >&2; exit 2; }

@@ -1,7 +1,7 @@
 """BERT-style encoder inference: word, position and token-type embeddings with LayerNorm, then
 post-LayerNorm blocks (bidirectional attention through scaled_dot_product_attention, erf-GELU
 feed-forward) and a span-prediction head (start and end logits per token, as for SQuAD). bf16
-weights on the GPU. The h200 preset is BERT-large (24 layers, d1024, 16 heads, feed-forward 4096)
+weights on the GPU. The large preset is BERT-large (24 layers, d1024, 16 heads, feed-forward 4096)
 on full 384-token sequences (MLPerf Inference's BERT length; no padding mask), batch 64.
 
 --compile compiles each encoder layer (regional compilation); embeddings and head stay eager.
@@ -15,7 +15,12 @@ import common
 from layers import TransformerBlock
 
 PRESETS = {
-    "h200": dict(layers=24, d_model=1024, heads=16, ffn=4096, vocab=30522, seq=384, batch=64, steps=15, warmup=3),
+    # The scale sweep (bench/study_scale.py): the same tokens a step. small is BERT-base; medium
+    # BERT-large's width at half its depth; xl 24 layers of d2048 (1.2B parameters).
+    "small": dict(layers=12, d_model=768, heads=12, ffn=3072, vocab=30522, seq=384, batch=64, steps=15, warmup=3),
+    "medium": dict(layers=12, d_model=1024, heads=16, ffn=4096, vocab=30522, seq=384, batch=64, steps=15, warmup=3),
+    "large": dict(layers=24, d_model=1024, heads=16, ffn=4096, vocab=30522, seq=384, batch=64, steps=15, warmup=3),
+    "xl": dict(layers=24, d_model=2048, heads=32, ffn=8192, vocab=30522, seq=384, batch=64, steps=15, warmup=3),
     "tiny": dict(layers=2, d_model=64, heads=4, ffn=128, vocab=512, seq=16, batch=2, steps=3, warmup=1),
 }
 

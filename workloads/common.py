@@ -5,11 +5,13 @@ Every workload module defines build(args) -> (step_fn, description) where step_f
 run(build, add_args, PRESETS, modes). The harness times each step on the host after a device
 synchronisation, so a step's time is its wall clock as the user sees it.
 
-Sizes (--preset): every workload has an "h200" preset (one NVIDIA H200: the sizes the study
-measures, each run well under a minute with torch.compile's warm-up) and a "tiny" one (seconds on a
-CPU with Debian's PyTorch, for CI). The default is h200 where CUDA is available and tiny elsewhere;
-a size given on the command line overrides the preset's. --device picks cuda or cpu (default: cuda
-when available).
+Sizes (--preset): every workload has a "large" preset (the sizes the study measures: each run well
+inside one 80 GB GPU and well under a minute with torch.compile's warm-up) and a "tiny" one (seconds
+on a CPU with Debian's PyTorch, for CI). The transformers (gpt.py, bert.py, llama.py) also have
+"small", "medium" and "xl": the same program at other model sizes, for the study's scale sweep
+(bench/study_scale.py). The default is large where CUDA is available and tiny elsewhere; a size
+given on the command line overrides the preset's. --device picks cuda or cpu (default: cuda when
+available).
 
 torch.compile (--compile): each workload compiles its regions (--compile-scope regions, the
 default): a transformer's repeated blocks one by one (PyTorch's regional compilation, which compiles
@@ -76,7 +78,8 @@ def parse_args(add_workload_args, presets, modes, swaps=()):
     _parser = p
     p.add_argument("--mode", choices=list(modes), default=modes[0])
     p.add_argument("--preset", choices=sorted(presets), default=None,
-                   help="sizes: h200 (one H200; the default with CUDA) or tiny (seconds on a CPU; the default without)")
+                   help="sizes: large (the study's; the default with CUDA), tiny (seconds on a CPU; the default "
+                        "without), small/medium/xl where the workload has them (the scale sweep)")
     p.add_argument("--device", choices=["cuda", "cpu"], default=None, help="default: cuda when available")
     p.add_argument("--compile", action="store_true", help="torch.compile (Inductor, Triton kernels); see --compile-scope")
     p.add_argument("--compile-scope", choices=["regions", "model"], default="regions",
@@ -120,7 +123,7 @@ def parse_args(add_workload_args, presets, modes, swaps=()):
     elif args.device == "cuda" and not torch.cuda.is_available():
         fail(f"--device cuda: this PyTorch ({torch.__version__}) sees no CUDA device")
     if args.preset is None:
-        args.preset = "h200" if args.device == "cuda" else "tiny"
+        args.preset = "large" if args.device == "cuda" else "tiny"
     # A preset's value may depend on the mode: {"train": 60, "infer": 200}.
     for key, value in {"steps": 20, "warmup": 5, **presets[args.preset]}.items():
         if getattr(args, key, None) is None:

@@ -15,7 +15,7 @@ import recsys
 from layers import mlp
 
 PRESETS = {
-    "h200": dict(batch=16384, dim=128, max_rows=4_000_000, steps={"train": 60, "infer": 200},
+    "large": dict(batch=16384, dim=128, max_rows=4_000_000, steps={"train": 60, "infer": 200},
                  warmup=3),
     "tiny": dict(batch=8, dim=16, max_rows=1000, steps=3, warmup=1),
 }

@@ -2,7 +2,7 @@
 (rows capped so the model fits one GPU), bottom MLP 13-512-256-128, the DCNv2 low-rank cross network
 (3 layers of rank 512: x <- x0 * (W (V x) + b) + x, as TorchRec's LowRankCrossNet) over the 27 x 128
 = 3456 concatenated features, top MLP 1024-1024-512-256-1, a logit and BCEWithLogitsLoss. Training
-with Adagrad as the reference (sparse Adagrad for the tables). The h200 preset is one GPU's share of
+with Adagrad as the reference (sparse Adagrad for the tables). The large preset is one GPU's share of
 MLPerf's global batch (8192). --compile compiles the bottom MLP and the cross network with the top
 MLP; the tables stay eager. --swap cross runs the cross network in bf16 (from fp32 weights, both
 arms) with its forward by DLRM-Bench 06's kernel or PyTorch's (swap.py).
@@ -18,7 +18,7 @@ import swap
 from layers import mlp
 
 PRESETS = {
-    "h200": dict(batch=8192, dim=128, max_rows=4_000_000, cross_layers=3, cross_rank=512,
+    "large": dict(batch=8192, dim=128, max_rows=4_000_000, cross_layers=3, cross_rank=512,
                  steps={"train": 60, "infer": 200}, warmup=3),
     "tiny": dict(batch=8, dim=16, max_rows=1000, cross_layers=2, cross_rank=8, steps=3, warmup=1),
 }

@@ -1,6 +1,6 @@
 """GPT-style decoder-only transformer: pre-LayerNorm blocks, causal attention through
 scaled_dot_product_attention, tanh-GELU feed-forward, bf16 autocast on the GPU. Training (fused
-AdamW on the GPU) or inference. The h200 preset is 12 layers of d2048 at sequence 2048, batch 8.
+AdamW on the GPU) or inference. The large preset is 12 layers of d2048 at sequence 2048, batch 8.
 --swap gelu puts our tanh GELU kernels in place of PyTorch's; --swap gelu-slow, the same kernels
 made --slow-factor times slower (a control of known size; swap.py).
 
@@ -14,7 +14,12 @@ import common
 from layers import TransformerBlock
 
 PRESETS = {
-    "h200": dict(layers=12, d_model=2048, heads=16, seq=2048, batch=8, vocab=32768, steps=12, warmup=3),
+    # The scale sweep (bench/study_scale.py): the same tokens a step at four widths. small and medium
+    # are GPT-2 small's and medium's shapes; xl is about 1.3B parameters.
+    "small": dict(layers=12, d_model=768, heads=12, seq=2048, batch=8, vocab=32768, steps=12, warmup=3),
+    "medium": dict(layers=24, d_model=1024, heads=16, seq=2048, batch=8, vocab=32768, steps=12, warmup=3),
+    "large": dict(layers=12, d_model=2048, heads=16, seq=2048, batch=8, vocab=32768, steps=12, warmup=3),
+    "xl": dict(layers=16, d_model=2560, heads=20, seq=2048, batch=8, vocab=32768, steps=12, warmup=3),
     "tiny": dict(layers=2, d_model=64, heads=4, seq=32, batch=2, vocab=256, steps=3, warmup=1),
 }
 

@@ -1,7 +1,7 @@
 """Model pieces the transformer workloads share, in plain PyTorch.
 
 No transformers, timm or torchvision: the same code runs the tiny preset on Debian's CPU-only
-PyTorch 1.13 and the h200 preset on the GPU image's PyTorch 2.x, and the kernels a trace shows are
+PyTorch 1.13 and the large preset on the GPU image's PyTorch 2.x, and the kernels a trace shows are
 the ones these few lines ask for, not a library's choice of fused paths.
 """
 import math
@@ -21,8 +21,8 @@ def _version():
 # scaled_dot_product_attention came with PyTorch 2.0 (flash, cuDNN and memory-efficient backends on
 # the GPU); its enable_gqa argument with 2.5, which lets the backend read each key/value head for
 # its whole query group instead of a copy of k and v per query head.
-_HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
-_SDPA_GQA = _HAS_SDPA and _version() >= (2, 5)
+HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
+_SDPA_GQA = HAS_SDPA and _version() >= (2, 5)
 
 
 def attention(q, k, v, causal=False):
@@ -34,7 +34,7 @@ def attention(q, k, v, causal=False):
     if h != hk:
         k = k.repeat_interleave(h // hk, dim=1)
         v = v.repeat_interleave(h // hk, dim=1)
-    if _HAS_SDPA:
+    if HAS_SDPA:
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if causal:

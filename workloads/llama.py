@@ -2,7 +2,7 @@
 cache. RMSNorm, rotary position embeddings (RoPE), SwiGLU feed-forward and grouped-query attention
 (8 key/value heads for 32 query heads, as Llama 3 8B); bf16 weights and cache on the GPU. The
 query, key and value projections are one GEMM, as are the gate and up projections, as serving
-engines fuse them. The h200 preset is Llama 3 8B's shape (32 layers, d4096, feed-forward 14336,
+engines fuse them. The large preset is Llama 3 8B's shape (32 layers, d4096, feed-forward 14336,
 vocabulary 128256) at batch 32 and a 4096-token context.
 
 Every step decodes the token at position --context, writing its key and value into the same cache
@@ -23,8 +23,16 @@ import common
 from layers import RMSNorm, apply_rope, attention, rope_tables
 
 PRESETS = {
-    "h200": dict(layers=32, d_model=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, batch=32,
-                 context=4096, steps=30, warmup=3),
+    # The scale sweep (bench/study_scale.py), batch and context as large's: small and medium are
+    # Llama 3.2 1B's and 3B's shapes, xl Llama 2 13B's layers with 8 key/value heads (12B parameters).
+    "small": dict(layers=16, d_model=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256, batch=32,
+                  context=4096, steps=30, warmup=3),
+    "medium": dict(layers=28, d_model=3072, heads=24, kv_heads=8, ffn=8192, vocab=128256, batch=32,
+                   context=4096, steps=30, warmup=3),
+    "large": dict(layers=32, d_model=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, batch=32,
+                  context=4096, steps=30, warmup=3),
+    "xl": dict(layers=40, d_model=5120, heads=40, kv_heads=8, ffn=13824, vocab=128256, batch=32,
+               context=4096, steps=30, warmup=3),
     "tiny": dict(layers=2, d_model=64, heads=4, kv_heads=2, ffn=128, vocab=256, batch=2, context=16,
                  steps=3, warmup=1),
 }

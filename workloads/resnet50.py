@@ -1,5 +1,5 @@
 """ResNet-50 (He et al., the v1.5 variant torchvision ships: stride in the 3x3 convolution) in plain
-PyTorch, channels-last, bf16 autocast on the GPU, SGD with momentum. Training or inference. The h200
+PyTorch, channels-last, bf16 autocast on the GPU, SGD with momentum. Training or inference. The large
 preset runs 224x224 images at batch 128.
 
 --compile compiles the whole network (its blocks differ in shape from stage to stage).
@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import common
 
 PRESETS = {
-    "h200": dict(batch=128, image=224, steps={"train": 20, "infer": 40}, warmup=3),
+    "large": dict(batch=128, image=224, steps={"train": 20, "infer": 40}, warmup=3),
     "tiny": dict(batch=2, image=32, steps=3, warmup=1),
 }
 

@@ -1,7 +1,7 @@
 """ViT-B/16 inference (Dosovitskiy et al.): 16x16 patches embedded by a strided convolution, a class
 token and learned position embeddings, 12 pre-LayerNorm blocks (d768, 12 heads, erf-GELU
 feed-forward 3072), final LayerNorm and a 1000-class head on the class token. bf16 weights on the
-GPU. The h200 preset runs 224x224 images (197 tokens) at batch 256.
+GPU. The large preset runs 224x224 images (197 tokens) at batch 256.
 
 --compile compiles each block (regional compilation); patch embedding and head stay eager.
 
@@ -14,7 +14,7 @@ import common
 from layers import TransformerBlock
 
 PRESETS = {
-    "h200": dict(image=224, patch=16, layers=12, d_model=768, heads=12, ffn=3072, classes=1000, batch=256,
+    "large": dict(image=224, patch=16, layers=12, d_model=768, heads=12, ffn=3072, classes=1000, batch=256,
                  steps=30, warmup=3),
     "tiny": dict(image=32, patch=8, layers=2, d_model=64, heads=4, ffn=128, classes=10, batch=2, steps=3, warmup=1),
 }

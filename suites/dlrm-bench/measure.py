@@ -11,7 +11,7 @@ minutes; what the budget cuts is reported as not measured):
   - measures the device once: copy bandwidth (a 2 GiB device-to-device copy, bytes read + written)
     and the dense bf16 matmul rate (8192^3);
   - while the extensions build, one process times every problem's eager Model and its torch.compile
-    (default mode) on the h200 sizes (unless DLRM_BENCH_PRESET says otherwise), with two input sets
+    (default mode) on the large sizes (unless DLRM_BENCH_PRESET says otherwise), with two input sets
     drawn from seeds; torch.compile is skipped for the problems left when --baseline-share of the
     budget is spent;
   - then each solution in its own process (a crashing kernel cannot take the others down): ModelNew

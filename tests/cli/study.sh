@@ -43,7 +43,7 @@ JSON
 
 study=$tmp/study
 mkdir -p "$study"
-echo '{"schema_version": 1, "kind": "headroom-study", "preset": "h200", "created": "2026-11-30T00:00:00Z"}' >"$study/study.json"
+echo '{"schema_version": 1, "kind": "headroom-study", "preset": "large", "created": "2026-11-30T00:00:00Z"}' >"$study/study.json"
 # The bundled traces were recorded by torch.profiler (CUDA activity). A store imported from the GPT
 # trace stands in for headroom's recording of the same run.
 "$bin" import "$gpt" -o "$tmp/gpt.sqlite" >/dev/null
@@ -91,7 +91,7 @@ python3 - "$report" "$tmp/gpt-steady.json" "$tmp/dlrm-steady.json" "$tmp/gpt-who
 import json, sys
 s = json.load(open(sys.argv[1]))
 gpt, dlrm, gpt_whole = (json.load(open(p))["total"] for p in sys.argv[2:])
-assert s["kind"] == "study-summary" and s["schema_version"] == 1 and s["preset"] == "h200"
+assert s["kind"] == "study-summary" and s["schema_version"] == 1 and s["preset"] == "large"
 rows = {(r["workload"], r["variant"]): r for r in s["rows"]}
 g, d = rows[("gpt_train", "eager")], rows[("dlrm_train", "eager")]
 assert g["projection"]["recorded_by"] == "headroom" and d["projection"]["recorded_by"] == "torch"
@@ -142,7 +142,7 @@ grep -q 'Runs reported from their analysis only' "$tmp/copy/study/report.html" |
 # Resuming: what is done is skipped, what is not would run (a dry run runs and writes nothing).
 expect 0 "dry run" "$bin" study -o "$study" --workloads gpt_train,dlrm_train --compare-torch --dry-run --python python3
 [[ $(grep -c 'done earlier, skipped' "$tmp/err.txt") -eq 3 ]] || fail "expected three runs skipped: $(cat "$tmp/err.txt")"
-grep -q '\[2/4\] dlrm_train eager, headroom profile: would run: .* profile -o .*/runs/dlrm_train.eager.headroom/trace.sqlite -- python3 .*/dlrm.py --mode train --preset h200 --summary' \
+grep -q '\[2/4\] dlrm_train eager, headroom profile: would run: .* profile -o .*/runs/dlrm_train.eager.headroom/trace.sqlite -- python3 .*/dlrm.py --mode train --preset large --summary' \
   "$tmp/err.txt" || fail "the dry run does not show the command: $(cat "$tmp/err.txt")"
 [[ ! -d $study/runs/dlrm_train.eager.headroom ]] || fail "the dry run created a run folder"
 # A rerun with every run done runs nothing and writes the report into the folder.
@@ -153,7 +153,7 @@ grep -q '2 runs planned: 2 done earlier, 0 recorded now, 0 failed' "$tmp/err.txt
 
 # Bad input: exit status 2 with the reason.
 expect 2 "another preset" "$bin" study -o "$study" --preset tiny --dry-run
-grep -q 'holds a study of the h200 preset' "$tmp/err.txt" || fail "preset mismatch message"
+grep -q 'holds a study of the large preset' "$tmp/err.txt" || fail "preset mismatch message"
 expect 2 "unknown workload" "$bin" study -o "$tmp/x" --workloads gpt_train,nope --dry-run
 grep -q "unknown workload 'nope'; the study knows gpt_train, llama_decode" "$tmp/err.txt" || fail "unknown workload message"
 expect 2 "a folder that is not a study" "$bin" study -o "$tmp/report" --dry-run
@@ -210,7 +210,7 @@ grep -q '\[2/2\] slow eager, headroom profile: timed out after' "$tmp/err.txt" |
 [[ $(json "$tmp/failing/runs/quiet.eager.headroom/result.json" 'd["status"]') == failed ]] || fail "quiet's record"
 grep -q 'no trace.sqlite was written' "$tmp/failing/runs/quiet.eager.headroom/result.json" || fail "quiet's reason"
 [[ $(json "$tmp/failing/runs/slow.eager.headroom/result.json" 'd["status"]') == timed_out ]] || fail "slow's record"
-head -1 "$tmp/failing/runs/quiet.eager.headroom/log.txt" | grep -q '^\$ .* profile -o .* -- python3 .*/quiet.py --preset h200' \
+head -1 "$tmp/failing/runs/quiet.eager.headroom/log.txt" | grep -q '^\$ .* profile -o .* -- python3 .*/quiet.py --preset large' \
   || fail "the log does not start with the command"
 grep -q 'Runs without figures' "$tmp/failing/summary.md" || fail "the failures are not in the report"
 if sleeper_left; then fail "the timed-out run left a process behind"; fi

@@ -50,6 +50,13 @@ for script, modes in MODES.items():
     for mode in {"train", "infer"} - set(modes):
         expect_usage_error(script, ["--mode", mode], "invalid choice")
 
+# HSTU's attention as one fused kernel (the study's hstu_train_fused): a training step and a
+# different attention than the pointwise one, on the same weights and batch.
+s = run("hstu.py", "--mode", "train", "--attention", "fused", "--steps", "2", "--warmup", "1")
+check("exit" not in s and len(s.get("step_seconds", [])) == 2, f"hstu.py --attention fused: {s.get('stderr', '')[-2000:]}")
+check("fused attention" in s.get("workload", ""), f"hstu.py --attention fused: {s.get('workload')}")
+expect_usage_error("hstu.py", ["--attention", "flash"], "invalid choice")
+
 # A size on the command line overrides the preset's; --steps the preset's steps.
 s = run("gpt.py", "--layers", "1", "--d-model", "32", "--steps", "1", "--warmup", "0")
 check("L1 d32" in s.get("workload", ""), f"gpt.py --layers 1 --d-model 32: {s.get('workload')}")

@@ -23,7 +23,7 @@ struct study_args {
   std::vector<std::filesystem::path> sections;
   std::vector<std::filesystem::path> rules;
   double speedup = study::default_kernel_speedup;
-  std::string preset = "h200";
+  std::string preset = "large";
   std::optional<int> steps;
   std::optional<int> timeout;
   std::string python;
@@ -51,9 +51,9 @@ Exit status: 0 when every run is done, 1 when some run failed (the report shows 
 130 (or 128 + the signal) when interrupted.
 
 Examples:
-  headroom study -o study-h200 --compile --compare-torch      # everything, on a GPU machine
-  headroom study -o study-h200 --workloads gpt_train,dlrm_infer
-  headroom study --from study-h200 -o report-here               # report a study recorded elsewhere
+  headroom study -o study-large --compile --compare-torch      # everything, on a GPU machine
+  headroom study -o study-large --workloads gpt_train,dlrm_infer
+  headroom study --from study-large -o report-here               # report a study recorded elsewhere
   headroom study --list)";
 
 int list_workloads(const study_args& a) {
@@ -134,8 +134,11 @@ const command_registration registration{{"study", 45, [](CLI::App& app) -> std::
       ->allow_extra_args(false);
   sub->add_option("--speedup", a->speedup, "kernel speedup the projected gain is quoted at (default 1.235)")
       ->check(CLI::Range(1.0, 1e9));
-  sub->add_option("--preset", a->preset, "the workloads' sizes: h200 (default) or tiny")
-      ->check(CLI::IsMember({"h200", "tiny"}))->excludes(from);
+  sub->add_option("--preset", a->preset,
+                  "the workloads' sizes: large (default: what the study measures, each workload well inside one "
+                  "80 GB GPU), tiny (seconds on a CPU), or small, medium, xl (the transformers' scale sweep; "
+                  "workloads/README.md lists each preset's shapes)")
+      ->check(CLI::IsMember({"tiny", "small", "medium", "large", "xl"}))->excludes(from);
   sub->add_option("--steps", a->steps, "timed steps of every workload instead of its preset's")
       ->check(CLI::PositiveNumber)->excludes(from);
   sub->add_option("--timeout", a->timeout, "seconds one run may take instead of study.toml's")

@@ -53,7 +53,7 @@ struct run_settings {
   std::filesystem::path headroom;       // the executable that runs `headroom profile`
   std::filesystem::path workloads_dir;
   std::string python = "python3";
-  std::string preset = "h200";
+  std::string preset = "large";
   std::optional<int> steps;             // timed steps instead of the preset's
   std::optional<int> timeout_s;         // instead of each workload's
 };

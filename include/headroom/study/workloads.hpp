@@ -13,7 +13,7 @@ struct workload {
   std::string script;             // "gpt.py", in the workloads folder
   std::vector<std::string> args;  // the script's arguments beside the study's own ("--mode", "train")
   std::string domain;             // transformer, recommender, vision
-  int timeout_s = 300;            // one run of the h200 preset, torch.compile's warm-up included
+  int timeout_s = 300;            // one run of the large preset, torch.compile's warm-up included
 };
 
 // Reads the registry. Throws input_error naming the file, the entry and the problem.

@@ -10,13 +10,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 PRESETS = {
-    "h200": dict(num_rows=10_000_000, dim=128, batch=65536, max_bag=40, alpha=1.15),
+    "large": dict(num_rows=10_000_000, dim=128, batch=65536, max_bag=40, alpha=1.15),
     "cpu": dict(num_rows=4000, dim=128, batch=96, max_bag=40, alpha=1.15),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

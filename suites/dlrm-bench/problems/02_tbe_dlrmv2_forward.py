@@ -19,13 +19,13 @@ DLRMV2_ROWS = [40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000,
 DLRMV2_POOLING = [3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1]
 
 PRESETS = {
-    "h200": dict(row_cap=4_000_000, dim=128, batch=8192, alpha=1.05),
+    "large": dict(row_cap=4_000_000, dim=128, batch=8192, alpha=1.05),
     "cpu": dict(row_cap=3000, dim=128, batch=16, alpha=1.05),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -14,13 +14,13 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(num_tables=32, rows_per_table=1_000_000, dim=128, batch=4096, bag=20, alpha=1.09),
+    "large": dict(num_tables=32, rows_per_table=1_000_000, dim=128, batch=4096, bag=20, alpha=1.09),
     "cpu": dict(num_tables=4, rows_per_table=2000, dim=128, batch=24, bag=20, alpha=1.09),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

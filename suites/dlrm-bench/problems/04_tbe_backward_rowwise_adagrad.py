@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(num_tables=8, rows_per_table=2_000_000, dim=128, batch=16384, bag=20, alpha=1.15),
+    "large": dict(num_tables=8, rows_per_table=2_000_000, dim=128, batch=16384, bag=20, alpha=1.15),
     "cpu": dict(num_tables=3, rows_per_table=2000, dim=128, batch=32, bag=20, alpha=1.15),
 }
 LEARNING_RATE = 0.05
@@ -25,7 +25,7 @@ EPS = 1e-8
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

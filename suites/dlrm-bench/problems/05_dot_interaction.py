@@ -10,13 +10,13 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(batch=16384, num_sparse=26, dim=128),
+    "large": dict(batch=16384, num_sparse=26, dim=128),
     "cpu": dict(batch=64, num_sparse=26, dim=128),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -11,13 +11,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 PRESETS = {
-    "h200": dict(batch=8192, in_features=3456, rank=512, layers=3),
+    "large": dict(batch=8192, in_features=3456, rank=512, layers=3),
     "cpu": dict(batch=32, in_features=384, rank=64, layers=3),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -10,14 +10,14 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(batch=2048, max_len=512, dim=256, longest=640),
+    "large": dict(batch=2048, max_len=512, dim=256, longest=640),
     "cpu": dict(batch=16, max_len=32, dim=256, longest=40),
 }
 PADDING_VALUE = -1.0
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -12,13 +12,13 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(keys=128, batch=4096, mean_length=10.0, id_space=2**40),
+    "large": dict(keys=128, batch=4096, mean_length=10.0, id_space=2**40),
     "cpu": dict(keys=12, batch=16, mean_length=10.0, id_space=2**40),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

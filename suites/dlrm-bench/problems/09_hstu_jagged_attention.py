@@ -14,13 +14,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 PRESETS = {
-    "h200": dict(batch=32, max_seq_len=2048, heads=4, head_dim=128, shortest=0.9),
+    "large": dict(batch=32, max_seq_len=2048, heads=4, head_dim=128, shortest=0.9),
     "cpu": dict(batch=3, max_seq_len=64, heads=2, head_dim=128, shortest=0.5),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -13,14 +13,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 PRESETS = {
-    "h200": dict(num_items=1_000_000, dim=256, queries=16384, negatives=128, alpha=1.05),
+    "large": dict(num_items=1_000_000, dim=256, queries=16384, negatives=128, alpha=1.05),
     "cpu": dict(num_items=600, dim=256, queries=24, negatives=128, alpha=1.05),
 }
 TEMPERATURE = 0.05
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

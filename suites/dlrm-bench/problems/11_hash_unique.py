@@ -11,14 +11,14 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(ids=8_000_000, buckets=10_000_000, alpha=1.15),
+    "large": dict(ids=8_000_000, buckets=10_000_000, alpha=1.15),
     "cpu": dict(ids=5000, buckets=20_000, alpha=1.15),
 }
 ID_BITS = 40
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -12,13 +12,13 @@ import torch
 import torch.nn as nn
 
 PRESETS = {
-    "h200": dict(p=[200, 220, 250], q=[4, 4, 4], ranks=[32, 32], batch=8192, max_bag=40),
+    "large": dict(p=[200, 220, 250], q=[4, 4, 4], ranks=[32, 32], batch=8192, max_bag=40),
     "cpu": dict(p=[6, 7, 5], q=[4, 4, 4], ranks=[32, 32], batch=24, max_bag=40),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -1,5 +1,5 @@
 # The DLRM workload's embedding backward with its fused row-wise Adagrad update (workloads/dlrm.py
-# --table-optimizer rowwise-adagrad, h200 preset) as one problem: for each of the 26 tables, the
+# --table-optimizer rowwise-adagrad, large preset) as one problem: for each of the 26 tables, the
 # pooled gradient [B, D] of its bags (B = 16384, MLPerf's fixed bag lengths, uniform ids) turned into
 # the distinct rows it touches, their new weights and new momentum:
 #   G[r] = sum over r's lookups of grad_out[bag];  m' = m + mean_d(G^2);  w' = w - lr G / (sqrt(m') + eps)
@@ -20,13 +20,13 @@ LEARNING_RATE = 0.004
 EPS = 1e-8
 
 PRESETS = {
-    "h200": dict(batch=16384, dim=128, max_rows=4_000_000),
+    "large": dict(batch=16384, dim=128, max_rows=4_000_000),
     "cpu": dict(batch=8, dim=16, max_rows=1000),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -1,4 +1,4 @@
-# The DLRM workload's embedding forward (workloads/dlrm.py, h200 preset) as one problem: 26
+# The DLRM workload's embedding forward (workloads/dlrm.py, large preset) as one problem: 26
 # EmbeddingBag tables (sum pooling, fp32, D = 128, MLPerf DLRMv2's table sizes capped at 4M rows) at
 # batch 16384 with MLPerf's fixed multi-hot bag lengths (1 to 100 ids, 214 per sample), uniform ids,
 # offsets of B + 1 entries per table. What `--swap embedding` replaces in the workload's forward, at
@@ -16,13 +16,13 @@ TABLE_ROWS = [40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000, 
 MULTI_HOT = [3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1]
 
 PRESETS = {
-    "h200": dict(batch=16384, dim=128, max_rows=4_000_000),
+    "large": dict(batch=16384, dim=128, max_rows=4_000_000),
     "cpu": dict(batch=8, dim=16, max_rows=1000),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

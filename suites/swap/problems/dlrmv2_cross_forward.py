@@ -1,4 +1,4 @@
-# The DLRMv2 workload's DCNv2 low-rank cross network forward (workloads/dlrmv2.py, h200 preset) as one
+# The DLRMv2 workload's DCNv2 low-rank cross network forward (workloads/dlrmv2.py, large preset) as one
 # problem: x0 [8192, 27 x 128 = 3456] (the dense features beside the 26 pooled tables), 3 layers of
 # rank 512, x <- x0 * (W_l (V_l x) + b_l) + x, bf16 as `--swap cross` runs it in both arms. The
 # reference is the before-arm's eager chain (workloads/swap.py cross_network_reference), each step
@@ -11,13 +11,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 PRESETS = {
-    "h200": dict(batch=8192, in_features=3456, rank=512, layers=3, dtype=torch.bfloat16),
+    "large": dict(batch=8192, in_features=3456, rank=512, layers=3, dtype=torch.bfloat16),
     "cpu": dict(batch=16, in_features=256, rank=128, layers=3, dtype=torch.float32),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -1,4 +1,4 @@
-# The GPT workload's tanh GELU forward (workloads/gpt.py, h200 preset) as one problem: the
+# The GPT workload's tanh GELU forward (workloads/gpt.py, large preset) as one problem: the
 # feed-forward's hidden activations, batch 8 x sequence 2048 = 16384 tokens by 4 x 2048 = 8192, in
 # bf16 as autocast leaves them (PyTorch's GeluCUDAKernelImpl, fp32 inside). What `--swap gelu`
 # replaces in the workload's forward (suites/swap/README.md). DLRM_BENCH_PRESET=cpu selects a
@@ -10,13 +10,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 PRESETS = {
-    "h200": dict(tokens=16384, hidden=8192, dtype=torch.bfloat16),
+    "large": dict(tokens=16384, hidden=8192, dtype=torch.bfloat16),
     "cpu": dict(tokens=64, hidden=256, dtype=torch.float32),
 }
 
 
 def _preset():
-    name = os.environ.get("DLRM_BENCH_PRESET", "h200")
+    name = os.environ.get("DLRM_BENCH_PRESET", "large")
     if name not in PRESETS:
         raise ValueError("DLRM_BENCH_PRESET=%r: expected one of %s" % (name, sorted(PRESETS)))
     return PRESETS[name]

@@ -61,7 +61,7 @@ TEST(StudyWorkloads, TheShippedRegistryHasEveryReferenceWorkloadWithItsScript) {
     EXPECT_THAT((std::vector<std::string>{"transformer", "recommender", "vision"}), ::testing::Contains(w.domain));
   }
   EXPECT_THAT(names, ElementsAre("gpt_train", "llama_decode", "bert_infer", "dlrm_train", "dlrm_infer", "dlrmv2_train",
-                                 "hstu_train", "resnet50_train", "vit_infer"));
+                                 "hstu_train", "hstu_train_fused", "resnet50_train", "vit_infer"));
 }
 
 TEST(StudyWorkloads, SelectionKeepsTheRegistryOrderAndNamesUnknownWorkloads) {
@@ -110,10 +110,10 @@ TEST(StudyRuns, EachRecorderGetsTheCommandThatWritesItsTraceIntoTheRunFolder) {
   const auto runs = plan_runs(w, true, true);
   EXPECT_THAT(run_command(runs[0], s, "/s/runs/gpt_train.eager.headroom"),
               ElementsAre("/opt/headroom/bin/headroom", "profile", "-o", "/s/runs/gpt_train.eager.headroom/trace.sqlite", "--",
-                          "/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "h200", "--summary",
+                          "/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "large", "--summary",
                           "/s/runs/gpt_train.eager.headroom/run.json", "--steps", "4"));
   EXPECT_THAT(run_command(runs[3], s, "/s/r"),
-              ElementsAre("/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "h200", "--summary",
+              ElementsAre("/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "large", "--summary",
                           "/s/r/run.json", "--steps", "4", "--compile", "--profile", "torch-all", "--trace",
                           "/s/r/trace.json.gz"));
 }

@@ -34,8 +34,8 @@ study::run_figures figures(std::int64_t wall, int steps, std::int64_t busy, std:
 
 study::study_summary three_rows() {
   study::study_summary s;
-  s.folder = "study-h200";
-  s.preset = "h200";
+  s.folder = "study-large";
+  s.preset = "large";
   study::study_row gpt;
   gpt.workload = "gpt_train";
   gpt.domain = "transformer";
