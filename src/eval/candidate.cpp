@@ -20,6 +20,8 @@
 namespace headroom::eval {
 
 using util::json_string;
+using record::evaluation;
+using record::verdict;
 
 namespace {
 

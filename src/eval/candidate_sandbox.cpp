@@ -17,6 +17,9 @@
 #include "headroom/util/error.hpp"
 
 namespace headroom::eval {
+
+using record::environment;
+
 namespace {
 
 // What every sandbox shows already (mount_tree.cpp): a folder below one of these needs no bind.

@@ -9,6 +9,8 @@
 
 namespace headroom::eval {
 
+using record::environment;
+
 // Paths inside a sandbox.
 inline constexpr const char* sandbox_worker_path = "/sandbox/bin/headroom-worker";
 inline constexpr const char* sandbox_poison_path = "/sandbox/lib/libheadroom_poison_alloc.so";

@@ -17,6 +17,11 @@
 
 namespace headroom::eval {
 
+using record::evaluation;
+using record::paired_timing;
+using record::timing_summary;
+using record::verdict;
+
 void time_candidate(judged& j, session& s, const reference_data& ref, const eval_options& o, const std::string& device) {
   evaluation& e = j.e;
   // A timing answer's checks: the worker answered, nothing guarded was replaced, every timed call

@@ -14,6 +14,8 @@
 namespace headroom::eval {
 
 using util::json_string;
+using record::evaluation;
+using record::verdict;
 
 void compile_phase::build(const std::vector<const eval_job*>& jobs) {
   const eval_options& o = o_;

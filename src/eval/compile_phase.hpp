@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
+
+using record::evaluation;
 
 // The candidates that build an extension, each built once, options.jobs at a time: all of a run's
 // before its evaluations, or, from a shared queue, those of each batch as it is claimed (build may

@@ -14,6 +14,8 @@
 
 namespace headroom::eval {
 
+using record::evaluation;
+
 local_jobs::local_jobs(const std::vector<const eval_job*>& todo, store::results_store& store) : store_(store) {
   std::map<std::string, std::size_t> group_of;
   for (const eval_job* j : todo) {

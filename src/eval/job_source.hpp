@@ -20,6 +20,8 @@
 
 namespace headroom::eval {
 
+using record::evaluation;
+
 // Jobs of one problem, evaluated in order by one lane.
 struct job_batch {
   std::vector<const eval_job*> jobs;

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::eval {

@@ -10,6 +10,9 @@
 
 namespace headroom::eval {
 
+using record::reason;
+using record::verdict;
+
 void fail_request(judged& j, const answer& a, const char* stage, session& s) {
   if (a.failure == worker_failure::timeout) return j.fail(verdict::timeout, stage, a.detail);
   if (a.failure == worker_failure::died) {

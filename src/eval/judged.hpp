@@ -7,11 +7,14 @@
 #include <simdjson.h>
 
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/tensor.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
+
+using record::evaluation;
+using record::verdict;
 
 struct judged {
   evaluation& e;

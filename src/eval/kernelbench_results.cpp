@@ -21,6 +21,10 @@
 #include "headroom/util/read_file.hpp"
 
 namespace headroom::eval {
+
+using record::evaluation;
+using record::verdict;
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -86,7 +90,7 @@ evaluation imported_evaluation(simdjson::dom::element r, const eval_job& job, co
   simdjson::dom::element stats;
   const bool timed = r["runtime_stats"].get(stats) == simdjson::SUCCESS && stats.is_object();
   if (timed) {
-    worker::timing_summary t;
+    record::timing_summary t;
     std::int64_t n = 0;
     if (stats["num_trials"].get_int64().get(n) == simdjson::SUCCESS) t.samples = static_cast<int>(n);
     t.mean_ms = number(stats, "mean").value_or(std::nan(""));

@@ -31,6 +31,8 @@
 
 namespace headroom::eval {
 
+using record::evaluation;
+
 std::string sha256_hex(const std::string& bytes) { return util::sha256_hex(bytes); }
 
 namespace {

@@ -18,6 +18,8 @@
 
 namespace headroom::eval {
 
+using record::timing_summary;
+
 bool host_sensitive(const timing_summary& t) {
   if (!t.held) return true;
   return t.host_median_ms >= host_sensitive_share * t.events_median_ms();

@@ -16,10 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
+
+using record::timing_summary;
 
 // A side is host-sensitive when its cost follows the host: timed with its dispatch, or held with a
 // median host time per call of at least half its device median.

@@ -16,6 +16,9 @@
 #include "device_gate.hpp"
 
 namespace headroom::eval {
+
+using record::evaluation;
+
 namespace {
 
 // A problem's memory goes back to the machine when it is done: the next problem's plan counts only

@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "compile_phase.hpp"
 #include "job_source.hpp"
 
 namespace headroom::eval {
+
+using record::evaluation;
 
 class problem_lanes {
  public:

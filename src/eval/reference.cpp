@@ -20,6 +20,7 @@
 namespace headroom::eval {
 
 using util::json_string;
+using record::timing_summary;
 
 namespace {
 

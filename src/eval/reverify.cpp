@@ -9,6 +9,10 @@
 #include "headroom/util/output_file.hpp"
 
 namespace headroom::eval {
+
+using record::evaluation;
+using record::verdict;
+
 namespace {
 
 void write_text(const std::filesystem::path& path, const std::string& text) {

@@ -21,6 +21,7 @@
 namespace headroom::eval {
 
 using util::json_string;
+using record::timing_summary;
 
 std::string iso_now() {
   std::time_t t = std::time(nullptr);

@@ -11,9 +11,9 @@
 
 #include <simdjson.h>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
 #include "headroom/eval/tensor.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "headroom/sandbox/worker_process.hpp"
 #include "call_alternation.hpp"
 #include "tensor_wire.hpp"
@@ -25,6 +25,9 @@ using sandbox::worker_failure;
 using sandbox::worker_process;
 using sandbox::worker_launch;
 using sandbox::worker_reply;
+using record::environment;
+using record::evaluation;
+using record::timing_summary;
 
 struct answer {
   worker_failure failure = worker_failure::none;

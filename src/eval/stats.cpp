@@ -9,6 +9,11 @@
 
 namespace headroom::eval {
 
+using record::evaluation;
+using record::verdict;
+using record::verdict_name;
+using record::verified;
+
 std::vector<double> default_fast_p() { return {0.0, 1.0, 1.5, 2.0}; }
 
 namespace {

@@ -6,10 +6,18 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::eval {
+
+using record::disqualifies_speedup;
+using record::evaluation;
+using record::parse_verdict;
+using record::reason;
+using record::verdict;
+using record::verdict_name;
+
 namespace fs = std::filesystem;
 
 std::vector<suite_case> load_suite(const fs::path& manifest, const std::string& source) {

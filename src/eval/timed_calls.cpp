@@ -14,6 +14,9 @@
 
 namespace headroom::eval {
 
+using record::timing_summary;
+using record::verdict;
+
 std::vector<sketch> parse_sketches(simdjson::dom::array outputs) {
   std::vector<sketch> out;
   for (simdjson::dom::element o : outputs) {

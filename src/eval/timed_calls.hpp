@@ -22,6 +22,7 @@
 namespace headroom::eval {
 
 using sketch = std::array<std::optional<double>, worker::sketch_width>;  // nullopt: not finite
+using record::timing_summary;
 
 struct timed_call {
   std::size_t call = 0;

@@ -320,7 +320,7 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
         if (!chain->candidate_sha256.empty())
           files.push_back(turn_folder(options.runs_dir, configs[chain->config].name, turn - 1) /
                           candidate_file_name(*chain->problem, chain->sample));
-      std::map<std::pair<std::string, std::string>, eval::evaluation> found;  // (candidate, problem hash)
+      std::map<std::pair<std::string, std::string>, record::evaluation> found;  // (candidate, problem hash)
       if (!files.empty()) {
         if (!evaluate) throw std::logic_error("run_generation: further turns need an evaluate function");
         for (auto& e : evaluate(files))
@@ -328,7 +328,7 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
       }
       for (auto* chain : work) {
         const model_config& c = configs[chain->config];
-        std::optional<eval::evaluation> e;
+        std::optional<record::evaluation> e;
         if (!chain->candidate_sha256.empty()) {
           auto it = found.find({chain->candidate_sha256, chain->problem->spec.hash});
           if (it == found.end()) {
@@ -348,7 +348,7 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
             r.sample = chain->sample;
             r.turn = turn - 1;
             r.candidate_sha256 = e->candidate_hash;
-            r.verdict = std::string(eval::verdict_name(e->result));
+            r.verdict = std::string(record::verdict_name(e->result));
             r.speedup = e->speedup;
             for (const auto& reason : e->reasons)
               r.reasons += (r.reasons.empty() ? "" : "; ") + reason.code + ": " + reason.detail;

@@ -11,22 +11,22 @@
 
 namespace headroom::project {
 
-std::vector<measured_source> sources_from_evaluations(const std::vector<eval::evaluation>& rows,
+std::vector<measured_source> sources_from_evaluations(const std::vector<record::evaluation>& rows,
                                                       const problem_categories& categories, const std::string& origin) {
   // The harness's own consistency check (each problem's Model as its candidate) says nothing about
   // generated kernels; it is a source only when asked for by name (the caller filters then).
   const bool only_reference = std::all_of(rows.begin(), rows.end(), [](const auto& e) { return e.source == "reference"; });
   std::map<std::string, std::map<std::string, problem_result>> by_source;
-  std::vector<eval::evaluation> kept;
+  std::vector<record::evaluation> kept;
   for (const auto& e : rows) {
-    if (e.result == eval::verdict::reference_error) continue;  // the problem failed, not the candidate
+    if (e.result == record::verdict::reference_error) continue;  // the problem failed, not the candidate
     if (e.source == "reference" && !only_reference) continue;
     auto& p = by_source[e.source][e.problem];
     if (p.problem.empty()) {
       p.problem = e.problem;
       p.category = categories.of_problem(e.problem);
     }
-    const bool win = eval::verified(e) && e.speedup && std::isfinite(*e.speedup) && *e.speedup > 1.0;
+    const bool win = record::verified(e) && e.speedup && std::isfinite(*e.speedup) && *e.speedup > 1.0;
     p.effective.push_back(win ? *e.speedup : 1.0);
     kept.push_back(e);
   }
@@ -41,7 +41,7 @@ std::vector<measured_source> sources_from_evaluations(const std::vector<eval::ev
       if (st.source == name) s.figures = st;
     }
     for (const auto& e : kept) {
-      if (e.source == name && eval::verified(e) && e.speedup && std::isfinite(*e.speedup) && *e.speedup > 0) {
+      if (e.source == name && record::verified(e) && e.speedup && std::isfinite(*e.speedup) && *e.speedup > 0) {
         s.verified_speedups.push_back(*e.speedup);
       }
     }
@@ -80,7 +80,7 @@ stored_speedup read_stored_speedup(const std::string& where, const std::string& 
   for (const auto& e : store.evaluations(f)) {
     if (!names(e.problem) || e.source == "reference") continue;
     ++seen;
-    if (!eval::verified(e) || !e.speedup) continue;
+    if (!record::verified(e) || !e.speedup) continue;
     if (best && best->started_at >= e.started_at) continue;
     best = stored_speedup{*e.speedup, e.problem, e.source, e.started_at};
   }

@@ -115,21 +115,21 @@ std::vector<measured_source> read_distribution(const csv_context& c, const std::
   const auto src = t.column("source"), problem = t.column("problem"), speedup = t.column("speedup"),
              cat = t.column("category"), verdict = t.column("verdict");
   if (!speedup) throw input_error(fmt::format("{}: a distribution needs the columns problem and speedup", c.origin));
-  std::vector<eval::evaluation> rows;
+  std::vector<record::evaluation> rows;
   std::map<std::pair<std::string, std::string>, problem_category> given;  // (source, problem) -> category
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    eval::evaluation e;
+    record::evaluation e;
     e.source = src && !t.rows[r][*src].empty() ? t.rows[r][*src] : default_source;
     e.problem = t.rows[r][*problem];
     if (e.problem.empty()) throw input_error(fmt::format("{}: empty", c.at(r, "problem")));
     e.speedup = parse_number(c, r, speedup, "speedup");
     if (e.speedup && *e.speedup <= 0) throw input_error(fmt::format("{}: a speedup must be above 0", c.at(r, "speedup")));
-    e.result = e.speedup ? eval::verdict::correct : eval::verdict::incorrect;
+    e.result = e.speedup ? record::verdict::correct : record::verdict::incorrect;
     if (const std::string v = c.cell(r, verdict); !v.empty()) {
-      const auto parsed = eval::parse_verdict(v);
+      const auto parsed = record::parse_verdict(v);
       if (!parsed) throw input_error(fmt::format("{}: unknown verdict '{}'", c.at(r, "verdict"), v));
       e.result = *parsed;
-      if (e.result != eval::verdict::correct) e.speedup.reset();
+      if (e.result != record::verdict::correct) e.speedup.reset();
     }
     if (cat && !t.rows[r][*cat].empty()) given[{e.source, e.problem}] = resolve_category(c, r, *cat, cats);
     rows.push_back(std::move(e));

@@ -11,9 +11,9 @@
 namespace headroom::report {
 namespace {
 
-std::string speedup_text(const eval::evaluation& e) { return e.speedup ? fmt::format("{:.3f}x", *e.speedup) : "-"; }
+std::string speedup_text(const record::evaluation& e) { return e.speedup ? fmt::format("{:.3f}x", *e.speedup) : "-"; }
 
-std::string first_reason(const eval::evaluation& e) {
+std::string first_reason(const record::evaluation& e) {
   for (const auto& r : e.reasons)
     if (r.code != "trials_skipped") return r.code + ": " + r.detail;
   return "";
@@ -25,16 +25,16 @@ const char* mark(bool passes) { return passes ? "PASS" : "fail"; }
 
 }  // namespace
 
-std::string progress_line(const eval::eval_job& j, const eval::evaluation& e, int done, int total) {
+std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total) {
   return fmt::format("[{}/{}] {}  {}  {}  {}  ({:.1f} s)", done, total, j.problem.id, j.candidate.path.filename().string(),
-                     eval::verdict_name(e.result), speedup_text(e), e.duration_s);
+                     record::verdict_name(e.result), speedup_text(e), e.duration_s);
 }
 
-void write_evaluations(std::ostream& out, const std::vector<eval::evaluation>& results) {
+void write_evaluations(std::ostream& out, const std::vector<record::evaluation>& results) {
   fmt::print(out, "{:<36} {:<28} {:<15} {:>9}  {}\n", "problem", "candidate", "verdict", "speedup", "reason");
   for (const auto& e : results)
     fmt::print(out, "{:<36} {:<28} {:<15} {:>9}  {}\n", e.problem, file_name(e.candidate_path),
-               eval::verdict_name(e.result), speedup_text(e), first_reason(e).substr(0, 120));
+               record::verdict_name(e.result), speedup_text(e), first_reason(e).substr(0, 120));
 }
 
 void write_suite_outcomes(std::ostream& out, const std::vector<eval::case_outcome>& outcomes) {
@@ -44,7 +44,7 @@ void write_suite_outcomes(std::ostream& out, const std::vector<eval::case_outcom
     std::string codes;
     if (o.got)
       for (const auto& r : o.got->reasons) codes += (codes.empty() ? "" : ",") + r.code;
-    fmt::print(out, "{:<34} {:<16} {:<30} {}\n", o.c->name, o.got ? std::string(eval::verdict_name(o.got->result)) : "-",
+    fmt::print(out, "{:<34} {:<16} {:<30} {}\n", o.c->name, o.got ? std::string(record::verdict_name(o.got->result)) : "-",
                codes, o.ok ? "ok" : "MISMATCH: " + o.why);
     met += o.ok ? 1 : 0;
   }
@@ -56,10 +56,10 @@ void write_verdict_changes(std::ostream& out, const std::vector<eval::verdict_ch
     fmt::print(out, "{:<36} {:<30} {:<15} {:<15} {}\n", "problem", "candidate", "was", "now", "reason");
   for (const auto& c : changes)
     fmt::print(out, "{:<36} {:<30} {:<15} {:<15} {}\n", c.after->problem, file_name(c.before->candidate_path),
-               fmt::format("{} ({})", eval::verdict_name(c.before->result),
+               fmt::format("{} ({})", record::verdict_name(c.before->result),
                            c.before->checker == eval::imported_checker ? std::string("imported")
                                                                         : fmt::format("v{}", c.before->checker)),
-               eval::verdict_name(c.after->result), c.after->reasons.empty() ? "" : c.after->reasons.front().code);
+               record::verdict_name(c.after->result), c.after->reasons.empty() ? "" : c.after->reasons.front().code);
   fmt::print(out, "{} evaluation(s) reverified under checker v{}; {} verdict(s) changed\n", reverified,
              eval::checker_version, changes.size());
 }

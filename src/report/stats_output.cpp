@@ -15,8 +15,8 @@ namespace headroom::report {
 
 using eval::default_fast_p;
 using eval::source_stats;
-using eval::verdict;
-using eval::verdict_name;
+using record::verdict;
+using record::verdict_name;
 
 namespace {
 

@@ -15,7 +15,7 @@
 
 namespace headroom::store {
 
-using eval::timing_summary;
+using record::timing_summary;
 
 namespace {
 
@@ -152,7 +152,7 @@ evaluation evaluation_from(const fields& f) {
   e.problem_hash = f.text("problem_hash");
   e.checker = static_cast<int>(f.integer("checker"));
   const std::string v = f.text("verdict");
-  const auto parsed = eval::parse_verdict(v);
+  const auto parsed = record::parse_verdict(v);
   if (!parsed) f.bad(fmt::format("unknown verdict \"{}\"", v));
   e.result = *parsed;
   simdjson::dom::array reasons;
@@ -166,7 +166,7 @@ evaluation evaluation_from(const fields& f) {
   e.speed_of_light_ms = f.optional_real("speed_of_light_ms");
   if (!f.is_null("paired")) {
     const fields p = f.object_at("paired");
-    e.paired = eval::paired_timing{static_cast<int>(p.integer("rounds")), p.real("rel_spread")};
+    e.paired = record::paired_timing{static_cast<int>(p.integer("rounds")), p.real("rel_spread")};
   }
   const fields err = f.object_at("errors");
   e.errors.normwise_error = err.real("normwise_error");
@@ -210,7 +210,7 @@ std::string evaluation_json(const evaluation& e) {
       .text("problem", e.problem)
       .text("problem_hash", e.problem_hash)
       .integer("checker", e.checker)
-      .text("verdict", eval::verdict_name(e.result))
+      .text("verdict", record::verdict_name(e.result))
       .boolean("verified", verified(e))
       .raw("reasons", reasons)
       .real("speedup", e.speedup)

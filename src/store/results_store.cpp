@@ -20,8 +20,8 @@
 
 namespace headroom::store {
 
-using eval::reason;
-using eval::timing_summary;
+using record::reason;
+using record::timing_summary;
 
 namespace {
 
@@ -204,7 +204,7 @@ evaluation read_row(const row& r, const std::string& store) {
   e.checker = static_cast<int>(q.integer());
   e.env.device = q.text();
   const std::string name = q.text();
-  const auto v = eval::parse_verdict(name);
+  const auto v = record::parse_verdict(name);
   if (!v) throw input_error(fmt::format("{}: unknown verdict \"{}\" in evaluations", store, name));
   e.result = *v;
   q.integer();  // `verified` is for SQL readers; the library recomputes it from the row
@@ -216,7 +216,7 @@ evaluation read_row(const row& r, const std::string& store) {
     q.optional_real();
     q.optional_real();
   } else {
-    eval::paired_timing p;
+    record::paired_timing p;
     p.rounds = static_cast<int>(q.integer());
     p.rel_spread = q.real();
     e.paired = p;
@@ -255,7 +255,7 @@ void put_evaluation(connection& db, const evaluation& e) {
   q.text(e.problem_hash);
   q.integer(e.checker);
   q.text(e.env.device);
-  q.text(eval::verdict_name(e.result));
+  q.text(record::verdict_name(e.result));
   q.integer(verified(e) ? 1 : 0);
   const std::string reasons = reasons_json(e.reasons);
   q.text(reasons);

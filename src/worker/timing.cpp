@@ -233,7 +233,7 @@ void worker::time(simdjson::dom::element req) {
     out_payload.clear();
     checked.clear();
   }
-  timing_summary s = samples.summarize(empty);
+  record::timing_summary s = samples.summarize(empty);
   if (trace_)
     std::fprintf(stderr, "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
                  warm_calls, s.samples, faulted_samples, s.median_ms);

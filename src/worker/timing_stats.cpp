@@ -52,8 +52,8 @@ bool sample_set::done(const stopping_rule& rule, double elapsed_seconds) const {
   return n >= rule.min_samples && rel_spread() <= rule.target_spread;
 }
 
-timing_summary sample_set::summarize(const empty_call& empty) const {
-  timing_summary s;
+record::timing_summary sample_set::summarize(const empty_call& empty) const {
+  record::timing_summary s;
   s.samples = size();
   if (events_.empty()) return s;
   // The statistics of the side that sets the cost (the host's when the call is launch-bound).
@@ -86,7 +86,7 @@ timing_summary sample_set::summarize(const empty_call& empty) const {
   return s;
 }
 
-bool sample_set::hidden_work(const timing_summary& s) {
+bool sample_set::hidden_work(const record::timing_summary& s) {
   return s.tail_median_ms > s.events_median_ms() * hidden_work_share + hidden_work_ms;
 }
 

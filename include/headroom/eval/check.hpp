@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "headroom/eval/tensor.hpp"
-#include "headroom/eval/verdict.hpp"
+#include "headroom/record/verdict.hpp"
 
 namespace headroom::eval {
 
@@ -30,7 +30,7 @@ struct mismatch_example {
 
 struct tensor_check {
   bool pass = false;
-  std::vector<reason> reasons;  // empty when pass
+  std::vector<record::reason> reasons;  // empty when pass
   double normwise_error = 0;    // ||c - r|| / ||r|| (|| c || when r is all zeros)
   double max_abs_error = 0;
   double reference_rms = 0;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "headroom/eval/orchestrator.hpp"
-#include "headroom/eval/verdict.hpp"
+#include "headroom/record/verdict.hpp"
 
 namespace headroom::eval {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::eval {
 
@@ -17,7 +17,7 @@ inline constexpr int imported_checker = 0;
 
 struct kernelbench_run {
   std::vector<eval_job> jobs;  // the candidate and problem of each evaluation, with their texts
-  std::vector<evaluation> evaluations;
+  std::vector<record::evaluation> evaluations;
   std::vector<std::string> skipped;  // results without their kernel file or problem, and why
 };
 

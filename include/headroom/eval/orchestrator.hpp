@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/tensor.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::store {
 class results_store;
@@ -107,13 +107,13 @@ struct eval_options {
 std::vector<std::string> expand_devices(const std::string& device);
 
 // One line per finished evaluation, for progress display and the suite's expectations.
-using eval_callback = std::function<void(const eval_job&, const evaluation&, int done, int total)>;
+using eval_callback = std::function<void(const eval_job&, const record::evaluation&, int done, int total)>;
 
 // Runs every job; results go to `store` as they finish. Returns the evaluations of this run
 // (including those the store already had, unless `force`). With a shared store (PostgreSQL), no
 // shard and no `force`, the jobs are claimed from the store's work queue together with every other
 // process given them, and this returns once all of them are done, wherever they ran.
-std::vector<evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store,
+std::vector<record::evaluation> run_evaluations(const std::vector<eval_job>& jobs, results_store& store,
                                         const eval_options& options, const eval_callback& on_done);
 
 // The discrimination audit of one problem (docs/eval.md).
@@ -141,7 +141,7 @@ problem_spec load_problem(const std::filesystem::path& path);
 candidate_spec load_candidate(const std::filesystem::path& path, const std::string& source);
 // An evaluation of `candidate` on `problem` under `checker`, not judged yet: what identifies it
 // (hashes, source, path, problem id) filled in.
-evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker);
+record::evaluation evaluation_of(const candidate_spec& candidate, const problem_spec& problem, int checker);
 // Stores the problems' and candidates' texts of `jobs` (what reverify reruns), each once, in hash
 // order, so processes storing the same texts together wait for each other instead of deadlocking.
 // Inside the caller's transaction.

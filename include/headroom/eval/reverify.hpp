@@ -14,7 +14,7 @@ namespace headroom::eval {
 
 struct reverify_plan {
   std::vector<eval_job> jobs;        // the stored texts, written under the plan's folder
-  std::vector<evaluation> before;    // per job, the stored row it reruns
+  std::vector<record::evaluation> before;    // per job, the stored row it reruns
   std::vector<std::string> skipped;  // rows not rerun (their source text is missing), as messages
 };
 
@@ -26,13 +26,13 @@ reverify_plan plan_reverify(results_store& store, const evaluation_filter& f, co
 // The stored rows a rerun with `options` would replace (same checker version, on one of the run's
 // devices) that hold timing the rerun would not measure (options.timing off): their speedups would
 // be lost.
-std::vector<const evaluation*> timing_lost(const reverify_plan& plan, const eval_options& options);
+std::vector<const record::evaluation*> timing_lost(const reverify_plan& plan, const eval_options& options);
 
 struct verdict_change {
-  const evaluation* before;
-  const evaluation* after;
+  const record::evaluation* before;
+  const record::evaluation* after;
 };
 // The rerun evaluations whose verdict differs from the stored row they rerun.
-std::vector<verdict_change> changed_verdicts(const reverify_plan& plan, const std::vector<evaluation>& after);
+std::vector<verdict_change> changed_verdicts(const reverify_plan& plan, const std::vector<record::evaluation>& after);
 
 }  // namespace headroom::eval

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::eval {
 
@@ -25,6 +25,6 @@ struct source_stats {
 // The p values `headroom stats` reports: 0, 1, 1.5, 2.
 std::vector<double> default_fast_p();
 
-std::vector<source_stats> summarize(const std::vector<evaluation>& rows, const std::vector<double>& ps);
+std::vector<source_stats> summarize(const std::vector<record::evaluation>& rows, const std::vector<double>& ps);
 
 }  // namespace headroom::eval

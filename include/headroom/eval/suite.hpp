@@ -13,7 +13,7 @@ namespace headroom::eval {
 struct suite_case {
   std::string name;
   std::string exploit;
-  verdict expect = verdict::correct;
+  record::verdict expect = record::verdict::correct;
   std::vector<std::string> reasons;
   std::vector<std::string> devices;  // "cpu", "cuda"
   // The speedup must stay below this (a candidate slower than the reference that games its timing
@@ -26,7 +26,7 @@ struct suite_case {
 std::vector<suite_case> load_suite(const std::filesystem::path& manifest, const std::string& source);
 
 // Whether an evaluation meets a case's expectation; `why` says how it does not.
-bool meets_expectation(const suite_case& c, const evaluation& e, std::string& why);
+bool meets_expectation(const suite_case& c, const record::evaluation& e, std::string& why);
 
 // The cases of a suite meaningful on a device kind ("cpu" or "cuda").
 std::vector<suite_case> cases_for(std::vector<suite_case> cases, const std::string& device_kind);
@@ -34,11 +34,12 @@ std::vector<suite_case> cases_for(std::vector<suite_case> cases, const std::stri
 // How one case came out in a run.
 struct case_outcome {
   const suite_case* c = nullptr;
-  const evaluation* got = nullptr;  // null: the run has no evaluation of the case
+  const record::evaluation* got = nullptr;  // null: the run has no evaluation of the case
   bool ok = false;                  // got meets the case's expectation
   std::string why;                  // how it does not
 };
 // Each case matched to its evaluation in `results` (by candidate and problem hash).
-std::vector<case_outcome> judge_cases(const std::vector<suite_case>& cases, const std::vector<evaluation>& results);
+std::vector<case_outcome> judge_cases(const std::vector<suite_case>& cases,
+                                      const std::vector<record::evaluation>& results);
 
 }  // namespace headroom::eval

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::generate {
 
@@ -17,6 +17,6 @@ struct feedback {
 // `e` is the evaluation of the last turn's candidate; none when its answer held no code.
 // The log's tail is cut to `log_chars` (its last characters: a compiler's first error is often
 // repeated at the end, and the end is where Python's traceback names the failure).
-feedback feedback_for(const std::optional<eval::evaluation>& e, std::size_t log_chars = 4000);
+feedback feedback_for(const std::optional<record::evaluation>& e, std::size_t log_chars = 4000);
 
 }  // namespace headroom::generate

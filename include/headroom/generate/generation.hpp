@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
 #include "headroom/generate/model_config.hpp"
 #include "headroom/generate/retry.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::generate {
 
@@ -28,7 +28,8 @@ struct generate_options {
 // with .turn<T> after the first turn) and returns their evaluations; the CLI runs `headroom
 // eval`'s harness. Only the files a further turn needs are given, not whole folders, which may hold
 // candidates of problems this run was not given.
-using evaluate_fn = std::function<std::vector<eval::evaluation>(const std::vector<std::filesystem::path>& candidates)>;
+using evaluate_fn =
+    std::function<std::vector<record::evaluation>(const std::vector<std::filesystem::path>& candidates)>;
 
 // One line per finished request, and one per attempt that is retried, for the progress display.
 struct progress_event {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/stats.hpp"
 #include "headroom/project/problem_categories.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::project {
 
@@ -48,7 +48,7 @@ struct measured_source {
 
 // Evaluations grouped by source (evaluations of the reference itself, source "reference", left out)
 // into distributions; problems found in no problem-categories file keep an empty category.
-std::vector<measured_source> sources_from_evaluations(const std::vector<eval::evaluation>& rows,
+std::vector<measured_source> sources_from_evaluations(const std::vector<record::evaluation>& rows,
                                                       const problem_categories& categories, const std::string& origin);
 
 // Every source of a results store written by `headroom eval` (a SQLite file or a postgresql:// URL),

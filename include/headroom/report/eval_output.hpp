@@ -7,18 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
 #include "headroom/eval/orchestrator.hpp"
 #include "headroom/eval/reverify.hpp"
 #include "headroom/eval/suite.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::report {
 
 // The progress line of one finished evaluation: "[done/total] problem  candidate  verdict  speedup  (seconds)".
-std::string progress_line(const eval::eval_job& j, const eval::evaluation& e, int done, int total);
+std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total);
 
 // One row per evaluation: problem, candidate file, verdict, speedup, the first reason.
-void write_evaluations(std::ostream& out, const std::vector<eval::evaluation>& results);
+void write_evaluations(std::ostream& out, const std::vector<record::evaluation>& results);
 
 // One row per case (verdict, reason codes, ok or MISMATCH with why), then how many met theirs.
 void write_suite_outcomes(std::ostream& out, const std::vector<eval::case_outcome>& outcomes);

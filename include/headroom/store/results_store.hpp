@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 #include "headroom/store/connection.hpp"
 
 namespace headroom::store {
 
 inline constexpr int results_schema_version = 3;
 
-using eval::evaluation;
+using record::evaluation;
 
 struct stored_candidate {
   std::string hash;

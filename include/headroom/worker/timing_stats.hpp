@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "headroom/worker/timing_summary.hpp"
+#include "headroom/record/timing_summary.hpp"
 
 namespace headroom::worker {
 
@@ -62,9 +62,9 @@ class sample_set {
   // Whether the host's time in the call, not the device's, sets the cost (held launches only).
   bool host_bound() const;
   bool done(const stopping_rule& rule, double elapsed_seconds) const;
-  timing_summary summarize(const empty_call& empty) const;
+  record::timing_summary summarize(const empty_call& empty) const;
   // True when the summary's tail exposes work the timed stream did not see.
-  static bool hidden_work(const timing_summary& s);
+  static bool hidden_work(const record::timing_summary& s);
 
  private:
   const std::vector<double>& costs() const { return host_bound() ? hosts_ : events_; }

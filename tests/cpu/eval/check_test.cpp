@@ -18,6 +18,7 @@
 namespace {
 
 using namespace headroom::eval;
+using headroom::record::reason;
 
 // ---- realistic outputs, built the way the kernels under test would compute them ----
 

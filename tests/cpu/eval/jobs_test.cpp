@@ -9,6 +9,8 @@
 #include "headroom/util/error.hpp"
 
 using namespace headroom::eval;
+using headroom::record::evaluation;
+using headroom::record::verdict;
 namespace fs = std::filesystem;
 
 namespace {

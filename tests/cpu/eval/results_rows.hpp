@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "headroom/eval/evaluation.hpp"
+#include "headroom/record/evaluation.hpp"
 
 namespace headroom::test {
 
@@ -33,8 +33,8 @@ class scratch_dir {
   std::filesystem::path path_;
 };
 
-inline eval::timing_summary timing(double median_ms, int samples = 50) {
-  eval::timing_summary t;
+inline record::timing_summary timing(double median_ms, int samples = 50) {
+  record::timing_summary t;
   t.samples = samples;
   t.median_ms = median_ms;
   t.mean_ms = median_ms * 1.01;
@@ -48,9 +48,9 @@ inline eval::timing_summary timing(double median_ms, int samples = 50) {
 }
 
 // One evaluation of `candidate` (its hash is derived from the name) on a level-1 problem.
-inline eval::evaluation row(const std::string& source, const std::string& candidate, eval::verdict v,
+inline record::evaluation row(const std::string& source, const std::string& candidate, record::verdict v,
                             std::optional<double> speedup = std::nullopt, const std::string& problem = "level1/19_ReLU") {
-  eval::evaluation e;
+  record::evaluation e;
   e.source = source;
   e.candidate_hash = "sha-" + source + "-" + candidate;
   e.candidate_path = "runs/" + source + "/" + candidate + ".py";

@@ -11,7 +11,7 @@
 #include "headroom/util/sha256.hpp"
 
 using namespace headroom;
-using eval::verdict;
+using record::verdict;
 using headroom::test::row;
 using headroom::test::scratch_dir;
 
@@ -28,7 +28,7 @@ std::string read(const std::filesystem::path& path) {
 
 // A row whose candidate and problem are stored with their texts, keyed by the texts' hashes (as
 // `headroom eval` stores them).
-eval::evaluation stored(eval::results_store& store, const std::string& candidate, const std::string& text, verdict v,
+record::evaluation stored(eval::results_store& store, const std::string& candidate, const std::string& text, verdict v,
                         std::optional<double> speedup = std::nullopt) {
   auto e = row("gpt-5/level1", candidate, v, speedup);
   e.checker = eval::checker_version;
@@ -105,7 +105,7 @@ TEST_F(reverify_plan_test, ChangedVerdictsPairsEachOverturnedRowWithItsRerun) {
   auto rerun_kept = kept;
   auto rerun_lax = lax;
   rerun_lax.result = verdict::incorrect;
-  const std::vector<eval::evaluation> after{rerun_kept, rerun_lax};
+  const std::vector<record::evaluation> after{rerun_kept, rerun_lax};
   const auto changes = eval::changed_verdicts(plan, after);
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes.front().before->candidate_hash, lax.candidate_hash);

@@ -12,7 +12,7 @@
 #include "headroom/report/stats_output.hpp"
 
 using namespace headroom;
-using eval::verdict;
+using record::verdict;
 using headroom::test::row;
 using headroom::test::scratch_dir;
 

@@ -14,7 +14,7 @@
 #include "headroom/report/stats_output.hpp"
 
 using namespace headroom;
-using eval::verdict;
+using record::verdict;
 using headroom::test::row;
 
 namespace {
@@ -26,8 +26,8 @@ namespace {
 // Source "claude/level1": verified 1.0 and 4.0 (an even count: the median is their mean), runtime_error.
 // Source "zz-broken": only reference_error rows.
 // They are given out of order: summaries come back sorted by source.
-std::vector<eval::evaluation> hand_built() {
-  std::vector<eval::evaluation> rows;
+std::vector<record::evaluation> hand_built() {
+  std::vector<record::evaluation> rows;
   rows.push_back(row("zz-broken", "z1", verdict::reference_error));
   rows.push_back(row("gpt-5/level1", "g1", verdict::correct, 2.0));
   rows.push_back(row("claude/level1", "c1", verdict::correct, 1.0));

@@ -62,8 +62,8 @@ TEST(Prompt, UsersTemplatesAreReadAndChecked) {
 }
 
 TEST(Feedback, AMismatchShowsTheVerdictAndTheFirstMismatch) {
-  headroom::eval::evaluation e;
-  e.result = headroom::eval::verdict::incorrect;
+  headroom::record::evaluation e;
+  e.result = headroom::record::verdict::incorrect;
   e.env.device = "cpu";
   e.reasons = {{"mismatch", "output 0: 16384 of 16384 elements differ; first at [0, 0]: expected 1.5, got 3"}};
   e.errors.trials = 4;
@@ -80,8 +80,8 @@ TEST(Feedback, AMismatchShowsTheVerdictAndTheFirstMismatch) {
 }
 
 TEST(Feedback, ABuildErrorShowsTheLogsEnd) {
-  headroom::eval::evaluation e;
-  e.result = headroom::eval::verdict::compile_error;
+  headroom::record::evaluation e;
+  e.result = headroom::record::verdict::compile_error;
   e.log = std::string(5000, 'x') + "\nerror: identifier \"blockIdx\" is undefined";
   const auto f = feedback_for(e, 100);
   EXPECT_THAT(f.evaluation, HasSubstr("Verdict: compile_error."));
@@ -93,13 +93,13 @@ TEST(Feedback, ABuildErrorShowsTheLogsEnd) {
 }
 
 TEST(Feedback, ACorrectKernelShowsItsSpeedupAndSpeedOfLight) {
-  headroom::eval::evaluation e;
-  e.result = headroom::eval::verdict::correct;
+  headroom::record::evaluation e;
+  e.result = headroom::record::verdict::correct;
   e.env.device = "cuda:0";
   e.speedup = 1.8;
-  e.candidate_timing = headroom::eval::timing_summary{};
+  e.candidate_timing = headroom::record::timing_summary{};
   e.candidate_timing->median_ms = 0.2;
-  e.eager_timing = headroom::eval::timing_summary{};
+  e.eager_timing = headroom::record::timing_summary{};
   e.eager_timing->median_ms = 0.36;
   e.speed_of_light_ms = 0.05;
   const auto f = feedback_for(e);

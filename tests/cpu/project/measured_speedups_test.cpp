@@ -12,9 +12,9 @@ using classify::category;
 
 namespace {
 
-eval::evaluation evaluation(std::string source, std::string problem, eval::verdict v, std::optional<double> speedup,
-                            std::vector<eval::reason> reasons = {}) {
-  eval::evaluation e;
+record::evaluation evaluation(std::string source, std::string problem, record::verdict v, std::optional<double> speedup,
+                            std::vector<record::reason> reasons = {}) {
+  record::evaluation e;
   e.source = std::move(source);
   e.problem = std::move(problem);
   e.candidate_hash = e.source + e.problem + std::to_string(speedup.value_or(0));
@@ -73,14 +73,14 @@ TEST(ProblemCategories, AUserFileOverridesAndBadEntriesAreNamed) {
 
 TEST(MeasuredSpeedups, AWrongSlowerOrFlaggedCandidateCountsAsOneX) {
   const auto cats = problem_categories::with_defaults();
-  const std::vector<eval::evaluation> rows{
-      evaluation("m", "level1/19_ReLU", eval::verdict::correct, 1.5),
-      evaluation("m", "level1/19_ReLU", eval::verdict::correct, 0.8),
-      evaluation("m", "level1/19_ReLU", eval::verdict::incorrect, std::nullopt),
-      evaluation("m", "level1/19_ReLU", eval::verdict::correct, 3.0, {{"other_stream_work", "hidden work"}}),
-      evaluation("m", "level1/23_Softmax", eval::verdict::reference_error, std::nullopt),
-      evaluation("m", "my/own_problem", eval::verdict::correct, 2.0),
-      evaluation("reference", "level1/19_ReLU", eval::verdict::correct, 1.0),
+  const std::vector<record::evaluation> rows{
+      evaluation("m", "level1/19_ReLU", record::verdict::correct, 1.5),
+      evaluation("m", "level1/19_ReLU", record::verdict::correct, 0.8),
+      evaluation("m", "level1/19_ReLU", record::verdict::incorrect, std::nullopt),
+      evaluation("m", "level1/19_ReLU", record::verdict::correct, 3.0, {{"other_stream_work", "hidden work"}}),
+      evaluation("m", "level1/23_Softmax", record::verdict::reference_error, std::nullopt),
+      evaluation("m", "my/own_problem", record::verdict::correct, 2.0),
+      evaluation("reference", "level1/19_ReLU", record::verdict::correct, 1.0),
   };
   const auto sources = sources_from_evaluations(rows, cats, "kb.sqlite");
   ASSERT_EQ(sources.size(), 1u) << "the reference source is the harness's own check, not a model";

@@ -16,9 +16,9 @@ namespace {
 
 const std::string dlrm = HEADROOM_SOURCE_DIR "/data/examples/h200-dlrm-train.json.gz";
 
-eval::evaluation evaluation(const std::string& source, const std::string& problem, const std::string& candidate,
-                            eval::verdict v, std::optional<double> speedup) {
-  eval::evaluation e;
+record::evaluation evaluation(const std::string& source, const std::string& problem, const std::string& candidate,
+                            record::verdict v, std::optional<double> speedup) {
+  record::evaluation e;
   e.source = source;
   e.problem = problem;
   e.problem_hash = "sha-" + problem;
@@ -56,12 +56,12 @@ class JoinCli : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     eval::results_store store(dir_ / "kb.sqlite");
     // Elementwise problems (which the DLRM step has addressable time in) and a gemm one (which it has none of).
-    store.put(evaluation("model-a", "level1/19_ReLU", "a", eval::verdict::correct, 1.5));
-    store.put(evaluation("model-a", "level1/19_ReLU", "b", eval::verdict::incorrect, std::nullopt));
-    store.put(evaluation("model-a", "level1/21_Sigmoid", "a", eval::verdict::correct, 0.8));
-    store.put(evaluation("model-a", "level1/88_MinGPTNewGelu", "a", eval::verdict::correct, 2.0));
-    store.put(evaluation("model-a", "level1/1_Square_matrix_multiplication_", "a", eval::verdict::correct, 3.0));
-    store.put(evaluation("model-b", "level1/19_ReLU", "a", eval::verdict::compile_error, std::nullopt));
+    store.put(evaluation("model-a", "level1/19_ReLU", "a", record::verdict::correct, 1.5));
+    store.put(evaluation("model-a", "level1/19_ReLU", "b", record::verdict::incorrect, std::nullopt));
+    store.put(evaluation("model-a", "level1/21_Sigmoid", "a", record::verdict::correct, 0.8));
+    store.put(evaluation("model-a", "level1/88_MinGPTNewGelu", "a", record::verdict::correct, 2.0));
+    store.put(evaluation("model-a", "level1/1_Square_matrix_multiplication_", "a", record::verdict::correct, 3.0));
+    store.put(evaluation("model-b", "level1/19_ReLU", "a", record::verdict::compile_error, std::nullopt));
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;

@@ -133,12 +133,12 @@ TEST(Report, InputsAreRecognisedByContent) {
   const auto db = scratch("results.sqlite");
   {
     eval::results_store store(db);
-    eval::evaluation e;
+    record::evaluation e;
     e.source = "model";
     e.problem = "level1/19_ReLU";
     e.candidate_hash = "c1";
     e.problem_hash = "p1";
-    e.result = eval::verdict::correct;
+    e.result = record::verdict::correct;
     e.speedup = 1.4;
     store.put(e);
   }

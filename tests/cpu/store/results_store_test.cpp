@@ -20,7 +20,7 @@
 #include "store/scratch_store.hpp"
 
 using namespace headroom;
-using eval::verdict;
+using record::verdict;
 using headroom::test::on_each_backend;
 using headroom::test::row;
 using headroom::test::scratch_dir;
@@ -56,7 +56,7 @@ void exec(const std::string& where, const std::string& sql) {
 // Exact equality of every field, NaN equal to NaN: the store must give back what it was given.
 bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
-void expect_same_timing(const std::optional<eval::timing_summary>& a, const std::optional<eval::timing_summary>& b,
+void expect_same_timing(const std::optional<record::timing_summary>& a, const std::optional<record::timing_summary>& b,
                         const char* which) {
   ASSERT_EQ(a.has_value(), b.has_value()) << which;
   if (!a) return;
@@ -71,7 +71,7 @@ void expect_same_timing(const std::optional<eval::timing_summary>& a, const std:
   EXPECT_TRUE(same(a->score_ms, b->score_ms)) << which;
 }
 
-void expect_same(const eval::evaluation& a, const eval::evaluation& b) {
+void expect_same(const record::evaluation& a, const record::evaluation& b) {
   EXPECT_EQ(a.candidate_hash, b.candidate_hash);
   EXPECT_EQ(a.source, b.source);
   EXPECT_EQ(a.candidate_path, b.candidate_path);
@@ -115,7 +115,7 @@ void expect_same(const eval::evaluation& a, const eval::evaluation& b) {
 }
 
 // Every field set, each to a value no other field has.
-eval::evaluation full_row() {
+record::evaluation full_row() {
   auto e = row("gpt-5/level1", "19_ReLU_sample_0", verdict::correct, 1.8734);
   e.reasons = {{"excessive_speedup", "1.87x over eager, \"check\" it\nsecond line"}, {"other_stream_work", "wall 12% over events"}};
   e.errors = {3.25e-7, 1.5e-5, 17, 4, 4, 3};
@@ -125,7 +125,7 @@ eval::evaluation full_row() {
   e.compiled_timing->rel_spread = 0.0031;
   e.speedup_compiled = 1.4537;
   e.speed_of_light_ms = 0.0093;
-  e.paired = eval::paired_timing{6, 0.0172};
+  e.paired = record::paired_timing{6, 0.0172};
   e.env = {"cuda:1", "NVIDIA H200", "570.124.06", "12.8", "2.7.1+cu128", "3.12.9", "node-17", "sm 1980 MHz, mem 3201 MHz"};
   e.checker = 3;
   e.started_at = "2025-06-30T12:34:56Z";
@@ -403,7 +403,7 @@ TEST_P(ResultsStoreOn, MigratesAVersionOneStore) {
   EXPECT_EQ(meta(path, "schema_version"), "1") << "reading changed the store";
   EXPECT_EQ(count_rows(path, "evaluations"), 1);
   auto paired_row = row("b", "after", verdict::correct, 0.98);
-  paired_row.paired = eval::paired_timing{6, 0.031};
+  paired_row.paired = record::paired_timing{6, 0.031};
   {
     results_store store(path);
     store.put(paired_row);

@@ -16,7 +16,7 @@
 #include "store/scratch_store.hpp"
 
 using namespace headroom;
-using eval::verdict;
+using record::verdict;
 using store::claimed_job;
 using store::job_key;
 using store::results_store;
@@ -35,7 +35,7 @@ std::vector<job_key> jobs(int problems, int per_problem) {
   return out;
 }
 
-eval::evaluation result_of(const claimed_job& j, const std::string& by) {
+record::evaluation result_of(const claimed_job& j, const std::string& by) {
   auto e = test::row("queue", by, verdict::correct, 1.5);
   e.candidate_hash = j.candidate_hash;
   e.problem_hash = j.problem_hash;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 using namespace headroom::worker;
+using headroom::record::timing_summary;
 using headroom::eval::speed_of_light_ms;
 
 // The stopping rule ends as soon as the median is known well enough: constant samples need only the

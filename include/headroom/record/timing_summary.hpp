@@ -1,8 +1,9 @@
 #pragma once
 // The answer of a worker's timing request: what the timing loop measured (docs/eval.md, "Timing").
+// The worker computes it (worker/timing_stats.hpp) and every evaluation record keeps three of them.
 #include <string>
 
-namespace headroom::worker {
+namespace headroom::record {
 
 // What the timing loop measured (docs/eval.md, "Timing"). Times in milliseconds.
 struct timing_summary {
@@ -29,4 +30,4 @@ struct timing_summary {
   double events_median_ms() const { return device_median_ms > 0 ? device_median_ms : median_ms; }
 };
 
-}  // namespace headroom::worker
+}  // namespace headroom::record

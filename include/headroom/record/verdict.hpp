@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace headroom::eval {
+namespace headroom::record {
 
 enum class verdict {
   correct,
@@ -36,4 +36,4 @@ struct reason {
 // Flags that keep a correct result's speedup out of the verified set.
 bool disqualifies_speedup(std::string_view flag_code);
 
-}  // namespace headroom::eval
+}  // namespace headroom::record

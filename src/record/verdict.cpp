@@ -1,9 +1,9 @@
-#include "headroom/eval/verdict.hpp"
+#include "headroom/record/verdict.hpp"
 
 #include <array>
 #include <utility>
 
-namespace headroom::eval {
+namespace headroom::record {
 namespace {
 
 constexpr std::array<std::pair<verdict, std::string_view>, 8> verdict_names{{
@@ -40,4 +40,4 @@ bool disqualifies_speedup(std::string_view flag_code) {
          flag_code == "timing_modes_differ" || flag_code == "excessive_speedup";
 }
 
-}  // namespace headroom::eval
+}  // namespace headroom::record

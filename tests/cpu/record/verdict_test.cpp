@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "headroom/eval/evaluation.hpp"
-#include "headroom/eval/verdict.hpp"
+#include "headroom/record/evaluation.hpp"
+#include "headroom/record/verdict.hpp"
 
 namespace {
 
-using namespace headroom::eval;
+using namespace headroom::record;
 
 TEST(Verdict, EveryVerdictHasItsNameAndParsesBack) {
   const std::pair<verdict, std::string_view> expected[] = {

@@ -1,20 +1,18 @@
 #pragma once
-// One evaluation of one candidate on one problem: the record the results store keeps
-// (docs/eval-results.md).
+// One evaluation of one candidate on one problem: the record the harness (src/eval) writes and the
+// results store (src/store) keeps (docs/eval-results.md).
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "headroom/eval/verdict.hpp"
-#include "headroom/worker/timing_summary.hpp"
+#include "headroom/record/timing_summary.hpp"
+#include "headroom/record/verdict.hpp"
 
-namespace headroom::eval {
-
-using worker::timing_summary;
+namespace headroom::record {
 
 // Paired rounds (docs/eval.md): the candidate and a fresh reference worker timed again in short
-// turns, one after the other; the evaluation's speedup then comes from the rounds (paired.hpp).
+// turns, one after the other; the evaluation's speedup then comes from the rounds (src/eval/paired.hpp).
 struct paired_timing {
   int rounds = 0;
   double rel_spread = 0;  // (max - min) of the rounds' ratios / the speedup
@@ -58,7 +56,7 @@ struct evaluation {
   std::optional<double> speedup_compiled;
   std::optional<double> speed_of_light_ms;        // the floor from bytes and FLOPs; none on CPU
   environment env;
-  int checker = 0;          // checker_version at evaluation time
+  int checker = 0;          // eval::checker_version at evaluation time
   std::string started_at;   // ISO 8601 UTC
   double duration_s = 0;
   std::string log;          // the tail of the worker's stderr for failures, else empty
@@ -67,4 +65,4 @@ struct evaluation {
 // A correct verdict with a speedup and no disqualifying flag.
 bool verified(const evaluation& e);
 
-}  // namespace headroom::eval
+}  // namespace headroom::record

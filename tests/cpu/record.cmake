@@ -1,0 +1,4 @@
+# The record of one evaluation: verdicts, their names and the flags that keep a speedup out of the
+# verified set.
+headroom_cpu_test(record_test ${CMAKE_CURRENT_LIST_DIR}/record/verdict_test.cpp)
+target_link_libraries(record_test PRIVATE headroom_record)
