@@ -79,7 +79,7 @@ def main():
     rank = {p: i for i, p in enumerate(PRESET_ORDER)}
     rows.sort(key=lambda r: (order[r["workload"]], rank.get(r["preset"], 99)))
 
-    columns = ["workload", "preset", "what ran", "params", "per step", "GEMM+attention of kernel time",
+    columns = ["workload", "preset", "what ran", "params", "median step", "GEMM+attention of kernel time",
                "idle", "addressable f", f"S at {SLOW}x", f"S at {FAST}x"]
     table = []
     for r in rows:
