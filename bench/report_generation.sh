@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/release/bin/headroom}
 runs=${2:-11}
-traces=(data/examples/h200-gpt-train.json.gz data/examples/h200-dlrm-train.json.gz)
+traces=(tests/data/h200-gpt-train.json.gz tests/data/h200-dlrm-train.json.gz)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

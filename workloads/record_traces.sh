@@ -19,6 +19,6 @@ run gpt_infer workloads/gpt.py --mode infer --steps 9 --active 5
 run dlrm_train workloads/dlrm.py --mode train --steps 9 --active 5
 run dlrm_infer workloads/dlrm.py --mode infer --steps 9 --active 5
 run resnet50_train workloads/resnet50.py --mode train --steps 9 --active 5
-# The small example bundled in data/examples: a 4-layer GPT training step, CPU and CUDA activity.
+# A small GPT training step (4 layers), CPU and CUDA activity.
 run example_gpt_small workloads/gpt.py --mode train --layers 4 --d-model 1024 --seq 1024 --batch 4 \
   --steps 6 --active 3 --profile torch-cpu

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# End to end on the bundled H200 traces (data/examples, recorded by us): analyze, project, classify,
+# End to end on the H200 torch.profiler traces (tests/data/h200-*.json.gz, recorded by us): analyze, project, classify,
 # import and export. $1 binary, $2 source dir. Needs no fixtures.
 set -euo pipefail
 bin=$1
 src=$2
-gpt=$src/data/examples/h200-gpt-train.json.gz
-dlrm=$src/data/examples/h200-dlrm-train.json.gz
+gpt=$src/tests/data/h200-gpt-train.json.gz
+dlrm=$src/tests/data/h200-dlrm-train.json.gz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

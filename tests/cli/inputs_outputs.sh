@@ -8,7 +8,7 @@ bin=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-gpt=$src/data/examples/h200-gpt-train.json.gz
+gpt=$src/tests/data/h200-gpt-train.json.gz
 # expect STATUS CMD...: runs CMD with stdout in $tmp/out and stderr in $tmp/err, checks its status.
 expect() {
   local want=$1; shift

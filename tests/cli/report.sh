@@ -5,8 +5,8 @@
 set -euo pipefail
 bin=$1
 src=$2
-dlrm=$src/data/examples/h200-dlrm-train.json.gz
-gpt=$src/data/examples/h200-gpt-train.json.gz
+dlrm=$src/tests/data/h200-dlrm-train.json.gz
+gpt=$src/tests/data/h200-gpt-train.json.gz
 published=$src/data/results/published-figures.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

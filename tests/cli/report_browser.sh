@@ -12,7 +12,7 @@ fi
 out=$(cd "$(dirname "$bin")/.." && pwd)/report-browser
 rm -rf "$out"
 mkdir -p "$out/figures"
-traces=("$src/data/examples/h200-gpt-train.json.gz" "$src/data/examples/h200-dlrm-train.json.gz")
+traces=("$src/tests/data/h200-gpt-train.json.gz" "$src/tests/data/h200-dlrm-train.json.gz")
 speedups=$src/data/results/published-figures.csv
 "$bin" report "${traces[@]}" "$speedups" -o "$out/report.html"
 for t in "${traces[@]}"; do

@@ -32,7 +32,7 @@ cp "$adv/candidates/torch_fallback_softmax.py" "$work/candidates/softmax_wide_fa
   >"$work/eval.txt" 2>"$work/eval.err" || fail "eval: $(tail -5 "$work/eval.err")"
 
 # project and report read the PostgreSQL store as they read a file: its source joined to a trace.
-trace="$src/data/examples/h200-dlrm-train.json.gz"
+trace="$src/tests/data/h200-dlrm-train.json.gz"
 "$headroom" project "$trace" --results "$url" --bootstrap 0 --json -o "$work/join.json" 2>"$work/join.err" ||
   fail "project --results on PostgreSQL: $(cat "$work/join.err")"
 python3 - "$work/join.json" <<'PY' || fail "project --results on PostgreSQL: $(cat "$work/join.json")"

@@ -7,8 +7,8 @@ set -euo pipefail
 bin=$1
 src=$2
 fixtures=$3/kineto-hta
-gpt=$src/data/examples/h200-gpt-train.json.gz
-dlrm=$src/data/examples/h200-dlrm-train.json.gz
+gpt=$src/tests/data/h200-gpt-train.json.gz
+dlrm=$src/tests/data/h200-dlrm-train.json.gz
 tmp=$(mktemp -d)
 trap '[[ -n ${KEEP_TMP:-} ]] || rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -35,7 +35,7 @@ with bootstrap intervals. --section adds sections measured elsewhere (profiler o
 projections; docs/report.md has the JSON format).
 
 Examples:
-  headroom report data/examples/*.json.gz data/results/published-figures.csv -o report.html
+  headroom report data/examples/*.sqlite data/results/published-figures.csv -o report.html
   headroom report train.json.gz kb.sqlite --source gpt-5/level1 --markdown -o report.md
   headroom report train.json.gz postgresql://eval@db-host/kb -o report.html)";
 

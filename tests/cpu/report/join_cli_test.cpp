@@ -14,7 +14,7 @@ using namespace headroom;
 
 namespace {
 
-const std::string dlrm = HEADROOM_SOURCE_DIR "/data/examples/h200-dlrm-train.json.gz";
+const std::string dlrm = HEADROOM_SOURCE_DIR "/tests/data/h200-dlrm-train.json.gz";
 
 record::evaluation evaluation(const std::string& source, const std::string& problem, const std::string& candidate,
                             record::verdict v, std::optional<double> speedup) {

@@ -16,7 +16,7 @@ using namespace headroom;
 
 namespace {
 
-const std::filesystem::path dlrm = HEADROOM_SOURCE_DIR "/data/examples/h200-dlrm-train.json.gz";
+const std::filesystem::path dlrm = HEADROOM_SOURCE_DIR "/tests/data/h200-dlrm-train.json.gz";
 const std::filesystem::path published = HEADROOM_SOURCE_DIR "/data/results/published-figures.csv";
 
 std::filesystem::path scratch(const std::string& name) {
