@@ -2,7 +2,7 @@
 // run, so (unlike the trace store, written once and renamed into place) it is kept consistent by
 // SQLite itself: WAL journal, synchronous=FULL, one transaction per evaluation. PostgreSQL: every
 // transaction commits durably (synchronous_commit). docs/eval-results.md documents every table;
-// tests/cpu/eval/golden/results_schema.sql pins the text below, so a change here must bump
+// tests/cpu/store/golden/results_schema.sql pins the text below, so a change here must bump
 // results_schema_version and add a migration.
 #include "headroom/store/results_store.hpp"
 
