@@ -11,10 +11,10 @@ matrix from the vector rab (a sliding window over it, as the reference builds it
 repeated vector) rather than gathered by an [N, N] index, whose backward piles every position with
 the same i - j onto one entry (that gradient was 84% of the eager step). The pointwise parts run on
 the jagged values (no work on padding); attention pads Q, K, V to [batch, heads, N, d] and gathers
-its output back to the jagged layout, as the reference implementation's PyTorch path does. Training predicts the next item of
-every position with a sampled softmax (the true next item against shared random negatives), bf16
-autocast on the GPU. The large preset: 8 layers of d512 (8 heads of 64), a 10M-item table, 32
-users with histories of 256 to 1024 items.
+its output back to the jagged layout, as the reference implementation's PyTorch path does.
+Training predicts the next item of every position with a sampled softmax (the true next item
+against shared random negatives), bf16 autocast on the GPU. The large preset: 8 layers of d512 (8
+heads of 64), a 10M-item table, 32 users with histories of 256 to 1024 items.
 
 --attention fused runs attention as one fused kernel instead (study entry hstu_train_fused): PyTorch's
 scaled_dot_product_attention on its memory-efficient backend (CUTLASS's fused multi-head attention),
