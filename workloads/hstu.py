@@ -93,7 +93,7 @@ class HSTULayer(nn.Module):
         """--attention fused: softmax(Q K^T / sqrt(d) + bias) V in one kernel, the bias the relative
         positions' plus -inf where a query must not see a key (later positions, another history's
         padding); hidden is [batch, 1, N, N]."""
-        bias = (self._bias().to(q.dtype) + hidden).to(q.dtype)
+        bias = self._bias().to(q.dtype) + hidden.to(q.dtype)
         if HAS_SDPA:
             if q.is_cuda:
                 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -145,7 +145,9 @@ class JaggedBatch:
         # past its history's end, [batch, 1, N, N].
         n = torch.arange(args.max_len)
         blocked = (n[None, :] > n[:, None])[None] | (n[None, None, :] >= lengths[:, None, None])
-        self.hidden = torch.zeros(blocked.shape).masked_fill(blocked, float("-inf"))[:, None].to(dev)
+        # In the attention's dtype (bf16 under autocast on the GPU), so that no layer converts it.
+        hidden = torch.zeros(blocked.shape, dtype=common.low_precision(args)).masked_fill(blocked, float("-inf"))
+        self.hidden = hidden[:, None].to(dev)
         self.with_next, self.next_ids = with_next.to(dev), ids[with_next + 1].to(dev)
 
 
