@@ -11,10 +11,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <iterator>
+#include <system_error>
 
 #include "headroom/trace/store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/process.hpp"
+#include "headroom/util/spawn.hpp"
 
 namespace headroom::profile {
 namespace {
@@ -66,53 +69,42 @@ struct child_result {
   int status = 127;
 };
 
-// fork + execvp with the extra environment; exec failures come back through a close-on-exec pipe,
-// so a command that cannot be run is told apart from one that exits 127 itself.
+// The command in a process group of its own with the extra environment (util::spawn); its status
+// once it ends, as a shell gives it.
 child_result run_child(const std::vector<std::string>& command,
                        const std::vector<std::pair<std::string, std::string>>& env) {
-  std::vector<char*> argv;
-  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) throw input_error(fmt::format("pipe: {}", std::strerror(errno)));
   sigset_t block, previous;
   sigemptyset(&block);
   for (int s : forwarded_signals) sigaddset(&block, s);
   signal_guard guard;
-  // Blocked across fork so a signal cannot arrive before the child's group is known.
+  util::spawn_spec spec;
+  spec.argv = command;
+  spec.environment = util::environment_with(env);
+  spec.grouping = util::process_grouping::own_group;
+  spec.default_signals.assign(std::begin(forwarded_signals), std::end(forwarded_signals));
+  spec.signal_mask = &previous;
+  // Blocked across the start so a signal cannot arrive before the child's group is known.
   ::sigprocmask(SIG_BLOCK, &block, &previous);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int e = errno;
+  util::spawned child;
+  try {
+    child = util::spawn(spec);
+  } catch (const std::system_error& e) {
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    ::close(report[0]);
-    ::close(report[1]);
-    throw input_error(fmt::format("fork: {}", std::strerror(e)));
+    throw input_error(e.what());
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    for (int s : forwarded_signals) ::signal(s, SIG_DFL);
+  child_result r;
+  if (child.exec_error != 0) {
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
-    ::execvp(argv[0], argv.data());
-    const int e = errno;
-    [[maybe_unused]] auto n = ::write(report[1], &e, sizeof e);
-    ::_exit(127);
+    fmt::print(stderr, "headroom: cannot run '{}': {}\n", command[0], std::strerror(child.exec_error));
+    return r;
   }
-  ::setpgid(pid, pid);  // as well as in the child: whichever runs first
+  const pid_t pid = child.pid;
   child_group = pid;
   // A terminal's Ctrl-C goes to its foreground group: make that the child's, as a shell would.
   const bool own_terminal = ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
   if (own_terminal) ::tcsetpgrp(STDIN_FILENO, pid);
   ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-  ::close(report[1]);
 
-  child_result r;
-  int exec_errno = 0;
-  ssize_t n;
-  do n = ::read(report[0], &exec_errno, sizeof exec_errno); while (n < 0 && errno == EINTR);
-  ::close(report[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (own_terminal) {
@@ -120,10 +112,6 @@ child_result run_child(const std::vector<std::string>& command,
     auto old = ::signal(SIGTTOU, SIG_IGN);
     ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
     ::signal(SIGTTOU, old);
-  }
-  if (n == sizeof exec_errno) {
-    fmt::print(stderr, "headroom: cannot run '{}': {}\n", command[0], std::strerror(exec_errno));
-    return r;
   }
   r.started = true;
   r.status = util::shell_status(status);

@@ -18,11 +18,10 @@
 
 #include "headroom/sandbox/announcements.hpp"
 #include "headroom/util/phase_trace.hpp"
+#include "headroom/util/spawn.hpp"
 #include "freezer.hpp"
 #include "output_relay.hpp"
 #include <simdjson.h>
-
-extern char** environ;
 
 namespace headroom::sandbox {
 namespace {
@@ -63,84 +62,55 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   if (launch.isolation && (pipe2(control, O_CLOEXEC) != 0 || pipe2(acknowledge, O_CLOEXEC) != 0))
     throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
 
-  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
-  std::vector<std::string> env_strings;
+  util::spawn_spec spec;
   if (launch.isolation) {
-    env_strings.push_back("PATH=/usr/bin:/bin");  // the supervisor's own; the program's is the policy's
+    spec.environment = {"PATH=/usr/bin:/bin"};  // the supervisor's own; the program's is the policy's
   } else {
-    for (char** e = environ; *e; ++e) {
-      std::string kv = *e;
-      auto eq = kv.find('=');
-      if (eq != std::string::npos && launch.env.count(kv.substr(0, eq))) continue;
-      env_strings.push_back(kv);
-    }
-    for (const auto& [k, v] : launch.env) env_strings.push_back(k + "=" + v);
+    spec.environment = util::environment_with({launch.env.begin(), launch.env.end()});
   }
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args;
   if (launch.isolation) {
-    args.push_back(launch.sandbox.string());
-    for (std::string& a : to_arguments(*launch.isolation)) args.push_back(std::move(a));
-    args.push_back("--");
-    args.push_back(launch.worker_inside);
+    spec.argv.push_back(launch.sandbox.string());
+    for (std::string& a : to_arguments(*launch.isolation)) spec.argv.push_back(std::move(a));
+    spec.argv.push_back("--");
+    spec.argv.push_back(launch.worker_inside);
   } else {
-    args.push_back(launch.worker.string());
+    spec.argv.push_back(launch.worker.string());
   }
-  for (const char* a : {"--python"}) args.emplace_back(a);
-  args.push_back(launch.python);
-  for (const char* a : {"--in", "3", "--out", "4", "--announce", "7"}) args.emplace_back(a);
+  for (const char* a : {"--python"}) spec.argv.emplace_back(a);
+  spec.argv.push_back(launch.python);
+  for (const char* a : {"--in", "3", "--out", "4", "--announce", "7"}) spec.argv.emplace_back(a);
   if (down_region_.fd >= 0 && up_region_.fd >= 0) {
-    for (const char* a : {"--payload-in", "5", "--payload-out", "6"}) args.emplace_back(a);
+    for (const char* a : {"--payload-in", "5", "--payload-out", "6"}) spec.argv.emplace_back(a);
   }
-  std::string exe = args.front();
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid_ == 0) {
-    // Its own session, and so its own process group: a timeout kills the worker (or its sandbox)
-    // and anything it started. The session also gives it a scheduling group of its own where the
-    // kernel groups tasks by session (autogroup): a sandboxed program starts a session of its own
-    // (init_process.cpp), and a worker left in the judge's session competed for the CPU beside the
-    // judge's other work, where the candidate's competed as a group of one (a compile in the
-    // judge's session slowed the candidate's timed calls and not the reference's: docs/eval.md,
-    // "Paired rounds"). Every worker in a session of its own, the two sides compete alike.
-    setsid();
-    // An interrupted `headroom eval` must not leave a hung candidate running.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int null_fd = ::open("/dev/null", O_RDONLY);
-    dup2(null_fd, 0);
-    dup2(log_fd, 1);
-    dup2(log_fd, 2);
-    // Move the ends out of the way first: any may already sit on 3-9, and dup2 onto itself would
-    // keep its close-on-exec flag.
-    int in_copy = fcntl(down[0], F_DUPFD, 10);
-    int out_copy = fcntl(up[1], F_DUPFD, 10);
-    int region_in_copy = down_region_.fd >= 0 ? fcntl(down_region_.fd, F_DUPFD, 10) : -1;
-    int region_out_copy = up_region_.fd >= 0 ? fcntl(up_region_.fd, F_DUPFD, 10) : -1;
-    int announce_copy = fcntl(announcements.worker, F_DUPFD, 10);
-    int control_copy = control[0] >= 0 ? fcntl(control[0], F_DUPFD, 10) : -1;
-    int acknowledge_copy = acknowledge[1] >= 0 ? fcntl(acknowledge[1], F_DUPFD, 10) : -1;
-    dup2(in_copy, 3);
-    dup2(out_copy, 4);
-    if (region_in_copy >= 0 && region_out_copy >= 0) {
-      dup2(region_in_copy, 5);
-      dup2(region_out_copy, 6);
-    }
-    dup2(announce_copy, 7);
-    if (control_copy >= 0 && acknowledge_copy >= 0) {  // headroom-sandbox's freeze control (sandbox_main.cpp)
-      dup2(control_copy, 8);
-      dup2(acknowledge_copy, 9);
-    }
-    execve(exe.c_str(), argv.data(), envp.data());
-    _exit(127);
+  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd < 0) throw std::runtime_error(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
+  spec.descriptors = {{null_fd, 0}, {log_fd, 1}, {log_fd, 2}, {down[0], 3}, {up[1], 4}, {announcements.worker, 7}};
+  if (down_region_.fd >= 0 && up_region_.fd >= 0) {
+    spec.descriptors.emplace_back(down_region_.fd, 5);
+    spec.descriptors.emplace_back(up_region_.fd, 6);
   }
-  // No setpgid here (as the other launchers do, whichever runs first): a process group leader
-  // cannot start a session. Until the child's setsid, kill_group's kill(pid) still reaches it.
+  if (control[0] >= 0 && acknowledge[1] >= 0) {  // headroom-sandbox's freeze control (sandbox_main.cpp)
+    spec.descriptors.emplace_back(control[0], 8);
+    spec.descriptors.emplace_back(acknowledge[1], 9);
+  }
+  // Its own session, and so its own process group: a timeout kills the worker (or its sandbox) and
+  // anything it started. The session also gives it a scheduling group of its own where the kernel
+  // groups tasks by session (autogroup): a sandboxed program starts a session of its own
+  // (init_process.cpp), and a worker left in the judge's session competed for the CPU beside the
+  // judge's other work, where the candidate's competed as a group of one (a compile in the judge's
+  // session slowed the candidate's timed calls and not the reference's: docs/eval.md, "Paired
+  // rounds"). Every worker in a session of its own, the two sides compete alike.
+  spec.grouping = util::process_grouping::own_session;
+  spec.die_with_parent = true;  // an interrupted `headroom eval` must not leave a hung candidate running
+  const auto child = util::spawn(spec);  // the worker's program is found by its path: no PATH lookup
+  ::close(null_fd);
+  if (child.exec_error != 0) {
+    // As a worker that died at once: its first request fails with the log's last line as the reason.
+    const auto line = fmt::format("cannot run {}: {}\n", spec.argv.front(), std::strerror(child.exec_error));
+    [[maybe_unused]] auto written = ::write(log_fd, line.data(), line.size());
+    dead_ = true;
+  }
+  pid_ = child.pid;  // -1 when dead_: kill_group and reap_status leave it alone
   ::close(log_fd);
   ::close(announcements.worker);
   ::close(down[0]);

@@ -12,10 +12,13 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <system_error>
 #include <thread>
 
 #include "headroom/util/error.hpp"
 #include "headroom/util/process.hpp"
+#include "headroom/util/spawn.hpp"
 
 namespace headroom::study {
 namespace {
@@ -110,42 +113,38 @@ child_outcome run_logged(const std::vector<std::string>& argv, const std::vector
     if (!header) throw input_error(fmt::format("cannot write {}", log.string()));
     header << "$ " << shell_line(argv) << "\n";
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) throw input_error(fmt::format("pipe: {}", std::strerror(errno)));
-
+  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (in < 0 || fd < 0) {
+    const int e = errno;
+    if (in >= 0) ::close(in);
+    if (fd >= 0) ::close(fd);
+    throw input_error(fmt::format("cannot open {}: {}", in < 0 ? "/dev/null" : log.string(), std::strerror(e)));
+  }
+  util::spawn_spec spec;
+  spec.argv = argv;
+  spec.environment = util::environment_with(env);
+  spec.descriptors = {{in, STDIN_FILENO}, {fd, STDOUT_FILENO}, {fd, STDERR_FILENO}};
+  spec.grouping = util::process_grouping::own_group;
+  spec.default_signals.assign(std::begin(handled_signals), std::end(handled_signals));
   const auto t0 = clock_type::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int e = errno;
-    ::close(report[0]);
-    ::close(report[1]);
-    throw input_error(fmt::format("fork: {}", std::strerror(e)));
+  util::spawned child;
+  try {
+    child = util::spawn(spec);
+  } catch (const std::system_error& e) {
+    ::close(in);
+    ::close(fd);
+    throw input_error(e.what());
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    for (int s : handled_signals) ::signal(s, SIG_DFL);
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
-    if (in >= 0) ::dup2(in, STDIN_FILENO);
-    if (fd >= 0) {
-      ::dup2(fd, STDOUT_FILENO);
-      ::dup2(fd, STDERR_FILENO);
-    }
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
-    ::execvp(args[0], args.data());
-    const int e = errno;
-    [[maybe_unused]] auto n = ::write(report[1], &e, sizeof e);
-    ::_exit(127);
+  ::close(in);
+  ::close(fd);
+  if (child.exec_error != 0) {
+    out.seconds = seconds_since(t0);
+    out.error = fmt::format("cannot run '{}': {}", argv[0], std::strerror(child.exec_error));
+    out.status = 127;
+    return out;
   }
-  ::setpgid(pid, pid);  // as well as in the child: whichever runs first
-  ::close(report[1]);
-  int exec_errno = 0;
-  ssize_t n;
-  do n = ::read(report[0], &exec_errno, sizeof exec_errno); while (n < 0 && errno == EINTR);
-  ::close(report[0]);
+  const pid_t pid = child.pid;
 
   int status = 0;
   const auto deadline = t0 + std::chrono::seconds(timeout_s);
@@ -169,11 +168,6 @@ child_outcome run_logged(const std::vector<std::string>& argv, const std::vector
   ::kill(-pid, SIGKILL);  // anything of the group still there (the leader is gone: no effect otherwise)
   end_adopted(grace_s);
   out.seconds = seconds_since(t0);
-  if (n == sizeof exec_errno) {
-    out.error = fmt::format("cannot run '{}': {}", argv[0], std::strerror(exec_errno));
-    out.status = 127;
-    return out;
-  }
   out.started = true;
   out.status = util::shell_status(status);
   return out;

@@ -4,3 +4,4 @@ headroom_cpu_test(util_output_file_test ${CMAKE_CURRENT_LIST_DIR}/util/output_fi
 headroom_cpu_test(util_regex_test ${CMAKE_CURRENT_LIST_DIR}/util/regex_test.cpp)
 headroom_cpu_test(util_parallel_test ${CMAKE_CURRENT_LIST_DIR}/util/chunk_pool_test.cpp)
 headroom_cpu_test(util_read_file_test ${CMAKE_CURRENT_LIST_DIR}/util/read_file_test.cpp)
+headroom_cpu_test(util_spawn_test ${CMAKE_CURRENT_LIST_DIR}/util/spawn_test.cpp)
