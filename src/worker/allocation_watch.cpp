@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "worker/poison_cpu.hpp"
+
 namespace headroom::worker {
 
 void allocation_watch::set_poison(int byte, bool cuda_device) {

@@ -1,5 +1,5 @@
 #pragma once
-// The allocators' side of a candidate's call: poisoning of fresh allocations (poison.hpp), the
+// The allocators' side of a candidate's call: poisoning of fresh allocations (poison_cpu.hpp, cuda_poison.hpp), the
 // log of the blocks handed out during the call (output_memory.hpp) and the device allocations that
 // failed. PyTorch's pluggable allocator hands the candidate a tensor at address 0 instead of
 // raising, so whatever failed next (an illegal address, usually) is a consequence: a request
@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "worker/poison.hpp"
+#include "worker/cuda_poison.hpp"
 
 namespace headroom::worker {
 

@@ -7,6 +7,7 @@
 #include "worker/allocation_watch.hpp"
 #include "worker/dlpack.hpp"
 #include "worker/output_memory.hpp"
+#include "worker/poison_cpu.hpp"
 #include "worker/python_driver.hpp"
 #include "worker/python_tensors.hpp"
 
