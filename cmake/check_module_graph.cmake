@@ -1,6 +1,7 @@
 # Checks every include of the product code against the module graph of cmake/modules.cmake:
 #   - "headroom/<d>/..." (a public header) only for d the including module's own or one it lists;
-#   - a private header (anything under src/) only from its own module, never from a public header.
+#   - a private header (anything under src/) only from its own module, never from a public header;
+#   - <Python.h> only in the worker's Python gateway (src/worker/python*.cpp).
 # Run by the build (target module_graph): cmake -DSOURCE_DIR=... -DMODULES=a,b -DDEPS_<m>=a,b
 # -P check_module_graph.cmake. Prints every violation, then fails if any.
 cmake_minimum_required(VERSION 3.25)
@@ -48,6 +49,12 @@ foreach(f IN LISTS files)
       continue()
     endif()
     if(line MATCHES "#[ \t]*include[ \t]*<")
+      # CPython only in the worker's Python gateway (docs/architecture.md, the worker's components).
+      if(header STREQUAL "Python.h" AND NOT f MATCHES "^src/worker/python[a-z_]*\\.cpp$")
+        message(SEND_ERROR "${f}: #include <Python.h>: only the worker's Python gateway "
+                           "(src/worker/python*.cpp) calls CPython")
+        math(EXPR violations "${violations} + 1")
+      endif()
       continue()  # a system or library header
     endif()
     # A quoted header of our own: where the compiler would find it.

@@ -1,11 +1,15 @@
-// Where a candidate call's outputs live (memory the harness's allocators handed out during the
-// call) and their sketches, which the parent checks against the reference's replay.
-#include "worker/worker.hpp"
+#include "worker/call_outputs.hpp"
+
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "worker/allocation_watch.hpp"
 #include "worker/dlpack.hpp"
 #include "worker/output_memory.hpp"
+#include "worker/poison_cpu.hpp"
+#include "worker/python_driver.hpp"
+#include "worker/python_tensors.hpp"
 
 namespace headroom::worker {
 namespace {
@@ -31,67 +35,32 @@ output_extent extent_of(const dlpack::tensor& t) {
 
 }  // namespace
 
-// The blocks the allocators hand out during a candidate's call are logged (output_memory.hpp).
-void worker::begin_allocation_log() {
-  cpu_allocations().begin();
-  if (poison_) poison_->begin_log();
-}
-
-void worker::end_allocation_log() {
-  cpu_allocations().end();
-  if (poison_) poison_->end_log();
-}
-
-// The memory each output of `value` (forward's result) spans, into `extents`; empty, or why the
-// outputs could not be inspected. `not_tensor` receives the message when the result is not tensors.
-std::string worker::output_extents(PyObject* value, std::vector<output_extent>& extents, std::string& not_tensor) {
-  py_ref caps = call("output_capsules", {value});
-  if (!caps) {
-    python_error e = take_python_error(nullptr);
-    return "its outputs could not be inspected: " + e.message;
-  }
-  if (PyUnicode_Check(caps.get())) {
-    not_tensor = to_string(caps.get());
-    return {};
-  }
-  for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
-    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyList_GetItem(caps.get(), i), dlpack::capsule_name));
-    if (!mt) {
-      PyErr_Clear();
-      return fmt::format("output {} could not be inspected", i);
-    }
-    extents.push_back(extent_of(mt->dl_tensor));
-  }
+std::string call_outputs::output_extents(const py_ref& value, std::vector<output_extent>& extents,
+                                         std::string& not_tensor) const {
+  python_tensors::output_views views;
+  if (std::string why = python_.view_outputs(value, views, not_tensor); !why.empty() || !not_tensor.empty())
+    return why;
+  for (const dlpack::tensor* t : views.views) extents.push_back(extent_of(*t));
   return {};
 }
 
-// Where the outputs of `value` live: empty when every one is memory the allocators handed out
-// during the call just logged; otherwise why not.
-std::string worker::foreign_outputs(PyObject* value, std::string& not_tensor) {
+std::string call_outputs::foreign_outputs(const py_ref& value, std::string& not_tensor) const {
   std::vector<output_extent> extents;
   if (std::string why = output_extents(value, extents, not_tensor); !why.empty() || !not_tensor.empty()) return why;
-  return check_output_memory(extents, cpu_allocations(), poison_.get());
+  return check_output_memory(extents, cpu_allocations(), allocations_.cuda());
 }
 
-// The sketches of a result's outputs, as JSON: one array of sketch_width numbers per output (null
-// for a value that is not finite).
-std::string worker::sketch_outputs(PyObject* result, std::uint64_t seed) {
-  py_ref list = result_list(result);
-  py_ref caps = call("to_capsules", {list.get()});
-  if (!caps) {
-    PyErr_Clear();
+std::string call_outputs::sketch_outputs(const py_ref& result, std::uint64_t seed) const {
+  python_tensors::exported caps;
+  if (!python_.export_tensors(python_tensors::result_list(result), caps)) {
+    python_driver::clear_error();
     return "[]";
   }
   std::string out = "[";
-  for (Py_ssize_t i = 0; i < PyList_Size(caps.get()); ++i) {
-    PyObject* item = PyList_GetItem(caps.get(), i);
-    auto type = parse_dtype(to_string(PyTuple_GetItem(item, 0)));
-    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyTuple_GetItem(item, 1), dlpack::capsule_name));
-    if (!mt || !type) {
-      PyErr_Clear();
-      return "[]";
-    }
-    const dlpack::tensor& t = mt->dl_tensor;
+  for (std::size_t i = 0; i < caps.tensors.size(); ++i) {
+    auto type = parse_dtype(caps.tensors[i].dtype);
+    if (!type) return "[]";
+    const dlpack::tensor& t = *caps.tensors[i].view;
     std::size_t numel = 1;
     for (std::int32_t d = 0; d < t.ndim; ++d) numel *= static_cast<std::size_t>(t.shape[d]);
     auto v = dev_->sketch(static_cast<const char*>(t.data) + t.byte_offset, *type == dtype::boolean ? dtype::u8 : *type,
@@ -104,7 +73,7 @@ std::string worker::sketch_outputs(PyObject* result, std::uint64_t seed) {
   return out + "]";
 }
 
-void worker::evict_outputs(PyObject* result) {
+void call_outputs::evict_outputs(const py_ref& result) const {
   std::vector<output_extent> extents;
   std::string not_tensor;
   output_extents(result, extents, not_tensor);  // what could not be inspected is not evicted

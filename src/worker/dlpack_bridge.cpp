@@ -1,11 +1,11 @@
-// Tensors across the DLPack bridge: the worker's buffers as PyTorch tensors and back.
-#include "worker/worker.hpp"
+#include "worker/dlpack_bridge.hpp"
 
 #include <cstring>
 
-#include <fmt/format.h>
-
+#include "headroom/sandbox/channel.hpp"
 #include "worker/dlpack.hpp"
+#include "worker/python_tensors.hpp"
+#include "worker/request_error.hpp"
 
 namespace headroom::worker {
 namespace {
@@ -39,41 +39,26 @@ void delete_managed(dlpack::managed_tensor* self) {
   delete self;
 }
 
-void capsule_destructor(PyObject* capsule) {
-  // Only a capsule nobody consumed still owns its tensor.
-  if (PyCapsule_IsValid(capsule, dlpack::capsule_name)) {
-    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(capsule, dlpack::capsule_name));
-    if (mt && mt->deleter) mt->deleter(mt);
-  }
+std::uint64_t bytes_of(const dlpack::tensor& t) {
+  std::uint64_t numel = 1;
+  for (std::int32_t d = 0; d < t.ndim; ++d) numel *= static_cast<std::uint64_t>(t.shape[d]);
+  return numel * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
 }
 
 }  // namespace
 
-// Copies tensors (a Python list) out through DLPack; appends bytes and meta JSON.
-bool worker::read_tensors(PyObject* list, std::vector<std::byte>& payload, std::string& metas, std::vector<meta>* parsed,
-                          std::uint64_t max_bytes) {
-  py_ref caps = call("to_capsules", {list});
-  if (!caps) return false;
-  Py_ssize_t n = PyList_Size(caps.get());
+bool tensor_bridge::read_tensors(const py_ref& list, std::vector<std::byte>& payload, std::string& metas,
+                                 std::vector<meta>* parsed, std::uint64_t max_bytes) const {
+  python_tensors::exported caps;
+  if (!python_.export_tensors(list, caps)) return false;
   std::uint64_t total = 0;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    auto* mt = static_cast<dlpack::managed_tensor*>(
-        PyCapsule_GetPointer(PyTuple_GetItem(PyList_GetItem(caps.get(), i), 1), dlpack::capsule_name));
-    if (!mt) return false;
-    std::uint64_t numel = 1;
-    for (std::int32_t d = 0; d < mt->dl_tensor.ndim; ++d) numel *= static_cast<std::uint64_t>(mt->dl_tensor.shape[d]);
-    total += numel * ((mt->dl_tensor.dtype.bits * mt->dl_tensor.dtype.lanes + 7) / 8);
-  }
+  for (const auto& x : caps.tensors) total += bytes_of(*x.view);
   if (total > max_bytes) throw too_large(total);
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PyList_GetItem(caps.get(), i);
-    std::string name = to_string(PyTuple_GetItem(item, 0));
-    auto* mt = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(PyTuple_GetItem(item, 1), dlpack::capsule_name));
-    if (!mt) return false;
-    const dlpack::tensor& t = mt->dl_tensor;
+  for (const auto& x : caps.tensors) {
+    const dlpack::tensor& t = *x.view;
     meta m;
-    auto type = parse_dtype(name);
-    if (!type) throw request_error("output of unsupported dtype " + name);
+    auto type = parse_dtype(x.dtype);
+    if (!type) throw request_error("output of unsupported dtype " + x.dtype);
     m.type = *type;
     m.shape.assign(t.shape, t.shape + t.ndim);
     std::size_t numel = 1;
@@ -82,7 +67,7 @@ bool worker::read_tensors(PyObject* list, std::vector<std::byte>& payload, std::
     std::size_t at = payload.size();
     if (payload.capacity() < at + m.bytes) {  // fresh pages: mapped in one go, then zero-filled
       payload.reserve(at + m.bytes);
-      prefault(payload.data() + at, m.bytes, 0);
+      sandbox::prefault(payload.data() + at, m.bytes, 0);
     }
     payload.resize(at + m.bytes);
     const char* src = static_cast<const char*>(t.data) + t.byte_offset;
@@ -96,9 +81,12 @@ bool worker::read_tensors(PyObject* list, std::vector<std::byte>& payload, std::
   return true;
 }
 
-// A tensor on the device in memory we own, holding `bytes` (on the host, or on the device when
-// `device_src`). Returns the Python tensor; `data` receives the buffer.
-py_ref worker::make_tensor(const meta& m, const void* src, bool device_src, void** data) {
+bool tensor_bridge::read_result_tensors(const py_ref& result, std::vector<std::byte>& payload,
+                                        std::string& metas) const {
+  return read_tensors(python_tensors::result_list(result), payload, metas);
+}
+
+py_ref tensor_bridge::make_tensor(const meta& m, const void* src, bool device_src, void** data) const {
   auto* o = new owned_buffer{dev_.get(), dev_->allocate(m.bytes), m.shape};
   if (m.bytes) {
     if (device_src) dev_->copy_on_device(o->data, src, m.bytes);
@@ -114,57 +102,32 @@ py_ref worker::make_tensor(const meta& m, const void* src, bool device_src, void
   mt->dl_tensor.strides = nullptr;
   mt->manager_ctx = o;
   mt->deleter = delete_managed;
-  py_ref capsule(PyCapsule_New(mt, dlpack::capsule_name, capsule_destructor));
-  py_ref name(PyUnicode_FromString(std::string(dtype_name(m.type)).c_str()));
-  py_ref t = call("from_capsule", {capsule.get(), name.get()});
-  if (!t) throw request_error("cannot hand an input to PyTorch: " + take_python_error(nullptr).message);
-  return t;
+  return python_.tensor_from(mt, m.type);
 }
 
-// The forward's arguments: the tensors of `metas` in order, with the problem's constants at their
-// positions (constants_). b.data holds the tensors' buffers only, in the order of `metas`.
-worker::built_inputs worker::build_inputs(const std::vector<meta>& metas, const std::byte* src, bool device_src,
-                                const std::vector<const void*>* device_sources) {
+built_inputs tensor_bridge::build_inputs(const std::vector<meta>& metas, const std::byte* src, bool device_src,
+                                         const py_ref& constants,
+                                         const std::vector<const void*>* device_sources) const {
   built_inputs b;
-  const Py_ssize_t n_constants = constants_ ? PyList_Size(constants_.get()) : 0;
-  const auto total = static_cast<Py_ssize_t>(metas.size()) + n_constants;
-  b.tuple = py_ref(PyTuple_New(total));
-  for (Py_ssize_t k = 0; k < n_constants; ++k) {
-    PyObject* pair = PyList_GetItem(constants_.get(), k);
-    Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GetItem(pair, 0));
-    if (position < 0 || position >= total)
-      throw request_error(fmt::format("a constant argument at position {} of {}", position, total));
-    PyObject* value = PyTuple_GetItem(pair, 1);
-    Py_INCREF(value);
-    PyTuple_SET_ITEM(b.tuple.get(), position, value);
-  }
-  std::size_t at = 0;
-  Py_ssize_t slot = 0;
-  for (std::size_t i = 0; i < metas.size(); ++i) {
-    while (slot < total && PyTuple_GET_ITEM(b.tuple.get(), slot) != nullptr) ++slot;  // a constant's position
-    if (slot == total) throw request_error("constant arguments overlap");
+  // One reference captured: the std::function below holds it without allocating.
+  struct filling {
+    const tensor_bridge& bridge;
+    const std::vector<meta>& metas;
+    const std::byte* src;
+    bool device_src;
+    const std::vector<const void*>* device_sources;
+    built_inputs& b;
+    std::size_t at = 0;
+  } f{*this, metas, src, device_src, device_sources, b};
+  b.tuple = python_tensors::argument_tuple(constants, metas.size(), [&f](std::size_t i) {
     void* data = nullptr;
-    const void* from = device_sources ? (*device_sources)[i] : src + at;
-    py_ref t = make_tensor(metas[i], from, device_src, &data);
-    PyTuple_SET_ITEM(b.tuple.get(), slot++, t.get());
-    Py_INCREF(t.get());
-    b.data.push_back(data);
-    at += metas[i].bytes;
-  }
+    const void* from = f.device_sources ? (*f.device_sources)[i] : f.src + f.at;
+    py_ref t = f.bridge.make_tensor(f.metas[i], from, f.device_src, &data);
+    f.b.data.push_back(data);
+    f.at += f.metas[i].bytes;
+    return t;
+  });
   return b;
-}
-
-// forward's result as a Python list of its outputs.
-py_ref worker::result_list(PyObject* result) {
-  if (PyTuple_Check(result) || PyList_Check(result)) return py_ref(PySequence_List(result));
-  py_ref list(PyList_New(0));
-  PyList_Append(list.get(), result);
-  return list;
-}
-
-bool worker::read_result_tensors(PyObject* result, std::vector<std::byte>& payload, std::string& metas) {
-  py_ref list = result_list(result);
-  return read_tensors(list.get(), payload, metas);
 }
 
 }  // namespace headroom::worker

@@ -46,7 +46,7 @@ def record_probe():
 def record_switches():
     """The functions through which Python code switches PyTorch's RecordFunction off: on the calling
     thread (_enable_record_function), or for every thread by removing every callback
-    (_clear_callbacks). The worker replaces them (record_switches.hpp)."""
+    (_clear_callbacks). The worker replaces them (python_record_switches.hpp)."""
     from torch._C import _autograd
     return [getattr(_autograd, n) for n in ("_enable_record_function", "_clear_callbacks") if hasattr(_autograd, n)]
 

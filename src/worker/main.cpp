@@ -1,6 +1,6 @@
 // headroom-worker: the untrusted half of an evaluation (docs/eval.md, "Processes"). It embeds the
 // Python interpreter of the environment given with --python, runs one problem or one candidate,
-// and answers the parent's requests over a pipe pair (worker.hpp). Copies, poisoning, input checks
+// and answers the parent's requests over a pipe pair (request_loop.hpp). Copies, poisoning, input checks
 // and timing are here in C++; driver.py does what needs Python objects.
 #include <fcntl.h>
 #include <malloc.h>
@@ -15,7 +15,7 @@
 
 #include "headroom/util/parallel.hpp"
 #include "worker/python.hpp"
-#include "worker/worker.hpp"
+#include "worker/request_loop.hpp"
 
 namespace {
 
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", e.what());
     return 5;
   }
-  int rc = worker(in_fd, out_fd, announce_fd, in_region, out_region).serve();
+  int rc = request_loop(in_fd, out_fd, announce_fd, in_region, out_region).serve();
   std::fflush(nullptr);
   // Skip interpreter finalisation: candidate threads or extensions must not hang or crash the exit.
   std::_Exit(rc);

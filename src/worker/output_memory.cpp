@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "worker/poison.hpp"
+#include "worker/cuda_poison.hpp"
 
 namespace headroom::worker {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "headroom/util/allocation_log.hpp"
-#include "worker/poison.hpp"
+#include "worker/poison_cpu.hpp"
 
 namespace {
 std::atomic<int> cpu_poison{-1};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The module graph check (cmake/check_module_graph.cmake) on a small tree of its own: an include of
-# a module not listed and an include of another module's private header each fail it, naming the
-# file and the rule; the same tree without them passes. $2 source folder.
+# a module not listed, an include of another module's private header and <Python.h> outside the
+# worker's Python gateway each fail it, naming the file and the rule; the same tree without them
+# passes. $2 source folder.
 set -uo pipefail
 src=$2
 tmp=$(mktemp -d)
@@ -27,4 +28,11 @@ grep -q 'src/base/a.cpp: #include "headroom/top/api.hpp": module base may not in
 grep -q 'tools/main.cpp: #include "private.hpp": src/base/private.hpp is private to module base' "$tmp/flat" ||
   { cat "$tmp/out"; fail "the private header is not named"; }
 grep -q '2 include(s) break the module graph' "$tmp/flat" || fail "the count is wrong"
+
+printf '#include <Python.h>\n' >"$tmp/src/base/c.cpp"  # CPython outside the worker's Python gateway
+check && fail "three violations passed the check"
+tr -s '\n ' '  ' <"$tmp/out" >"$tmp/flat"
+grep -q "src/base/c.cpp: #include <Python.h>: only the worker's Python gateway" "$tmp/flat" ||
+  { cat "$tmp/out"; fail "CPython outside the gateway is not named"; }
+grep -q '3 include(s) break the module graph' "$tmp/flat" || fail "the count is wrong"
 echo OK

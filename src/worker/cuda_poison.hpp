@@ -1,17 +1,12 @@
 #pragma once
-// Poisoning of fresh allocations while a candidate runs: -1 turns it off. CPU tensors are poisoned
-// by poison_cpu.cpp; CUDA tensors by the pluggable allocator in poison_alloc.cpp, which the worker
-// loads and PyTorch uses.
+// Poisoning of fresh device allocations while a candidate runs: the pluggable CUDA allocator
+// (src/cuda/poison_alloc.cpp), which the worker loads and PyTorch uses; it also logs the blocks it
+// hands out during a call and counts the allocations it could not serve. Host allocations are
+// poisoned by poison_cpu.hpp.
 #include <cstddef>
 #include <string>
 
-#include "headroom/util/allocation_log.hpp"
-
 namespace headroom::worker {
-
-void set_cpu_poison(int byte);
-// Host blocks PyTorch's CPU allocator handed out during the current call.
-util::allocation_log& cpu_allocations();
 
 class cuda_poison {
  public:

@@ -1,4 +1,6 @@
-#include "worker/record_switches.hpp"
+#include <Python.h>  // before any other header, as CPython asks
+
+#include "worker/python_record_switches.hpp"
 
 #include <algorithm>
 #include <deque>

@@ -1,6 +1,6 @@
 #include <dlfcn.h>
 
-#include "worker/poison.hpp"
+#include "worker/cuda_poison.hpp"
 
 namespace headroom::worker {
 
