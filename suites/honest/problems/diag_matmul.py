@@ -1,0 +1,25 @@
+# Problem: diag(A) @ B, written as a full matrix product with the diagonal matrix materialised
+# (1024 x 1024 float32, 4 MiB per operand). The output depends on both inputs; the work a correct
+# kernel must do is a row scaling.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, A, B):
+        return torch.diag(A) @ B
+
+
+N = 1024
+M = 1024
+
+
+def get_inputs():
+    return [torch.randn(N), torch.randn(N, M)]
+
+
+def get_init_inputs():
+    return []
