@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# headroom eval on the CPU, end to end, over the honest suite (suites/honest, issue 43): every case
+# headroom eval on the CPU, end to end, over the honest suite (suites/honest): every case
 # meaningful on the CPU is a correct kernel written the way real submissions are (algorithmic
 # rewrites that do less work than the reference, persistent output buffers, library calls, fused
 # epilogues, float32 math done differently, C++ extensions), and each must be judged correct with no
 # disqualifying flag: no false rejections. Skips (77) without Debian's CPU PyTorch.
 # Not registered with ctest yet (tests/cli/CMakeLists.txt leaves it out): today's harness refuses some of
-# these kernels (issue 43).
+# these kernels (suites/honest/README.md says which and why).
 set -uo pipefail
 headroom=$1
 src=$2
