@@ -1,6 +1,6 @@
 // The discrimination audit (docs/eval.md, "Discrimination audit"): the fakes every problem's reference
 // data must reject, judged by our check and by KernelBench's legacy allclose, trial by trial.
-#include "audit.hpp"
+#include "audit_tally.hpp"
 
 #include <algorithm>
 #include <random>
@@ -10,7 +10,9 @@
 #include "headroom/eval/audit_fakes.hpp"
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/memory_budget.hpp"
+#include "headroom/eval/run_state.hpp"
 #include "headroom/util/json.hpp"
+#include "reference.hpp"
 
 namespace headroom::eval {
 
@@ -33,14 +35,17 @@ bool audit_result::discriminating() const {
   return std::none_of(fakes.begin(), fakes.end(), [](const audit_fake& f) { return f.applicable && f.passes_ours; });
 }
 
-audit_result audit_problem(const problem_spec& problem, const eval_options& given) {
-  eval_options o = given;
-  o.timing = false;
-  if (o.seed == 0) o.seed = std::random_device{}();
-  if (o.memory_budget == 0) o.memory_budget = default_memory_budget(1);
+audit_result audit_problem(const problem_spec& problem, const eval_options& options) {
+  // The audit's own run: the reference prepared untimed, on the first device, unsandboxed (only the
+  // reference runs).
+  run_state run;
+  run.options = options;
+  run.options.timing = false;
+  run.seed = options.seed != 0 ? options.seed : std::random_device{}();
+  run.memory_budget = options.memory_budget != 0 ? options.memory_budget : default_memory_budget(1);
+  run.devices = {expand_devices(options.device).front()};
   std::optional<ceilings> none;
-  std::string device = expand_devices(o.device).front();
-  return audit_reference(problem.id, prepare_reference(problem, o, device, none, {}, nullptr, true));
+  return audit_reference(problem.id, prepare_reference(problem, run, run.devices.front(), none, {}, nullptr, true));
 }
 
 audit_tally::audit_tally() {

@@ -1,6 +1,7 @@
-// One candidate on one problem, in a fresh worker (docs/eval.md): load, every trial twice under two
-// poison bytes, the float64 comparison here in the parent, then timing with the timed outputs
-// re-checked (candidate_timing.cpp). Every way this can end is a verdict.
+// A candidate's evaluation (candidate.hpp), in a fresh worker (docs/eval.md): load, every trial
+// twice under two poison bytes, the float64 comparison here in the parent, then timing with the timed
+// outputs re-checked (candidate_timing.cpp). Every way this can end is a verdict. Its steps, in
+// order: load, the trials (each: two calls, then judged), the fallback check, the timing.
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -10,11 +11,13 @@
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/unwritten.hpp"
 #include "headroom/util/json.hpp"
+#include "headroom/util/phase_trace.hpp"
+#include "candidate.hpp"
 #include "candidate_sandbox.hpp"
 #include "candidate_timing.hpp"
 #include "judged.hpp"
-#include "headroom/util/phase_trace.hpp"
-#include "session.hpp"
+#include "reference.hpp"
+#include "tensor_wire.hpp"
 #include "torch_fallback.hpp"
 
 namespace headroom::eval {
@@ -48,6 +51,164 @@ std::vector<tensor> outputs_of(answer& a) {
   return wire::decode(a.doc["outputs"].get_array().value(), std::move(a.payload));
 }
 
+
+// The candidate's ModelNew loaded into its worker `s`, with the reference's weights' seed, init
+// inputs and constants. False when the evaluation has failed (its verdict set through `j`).
+bool load_model(judged& j, session& s, const candidate_spec& candidate, const reference_data& ref,
+                const run_state& run) {
+  // Lean: when the parent does not keep the trials, the problem barely fits; its worker keeps no
+  // payload buffer from one request to the next (memory_plan.hpp).
+  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{},"lean":{})",
+                                  json_string(candidate_import_path(run, candidate)),
+                                  json_string(candidate_build_path(run, candidate)),
+                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants),
+                                  !ref.keep_trials),
+                      {}, run.options.compile_timeout);
+  if (load.failure != worker_failure::none || !load.ok) {
+    fail_request(j, load, "load", s);
+    return false;
+  }
+  simdjson::dom::array arr;
+  if (!load.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
+    j.fail(verdict::incorrect, "tampering", "replaced at import: " + joined(arr));
+    s.stop();
+    return false;
+  }
+  return true;
+}
+
+// The operators the candidate's forward dispatched, from the first call of every trial: its side
+// of torch_fallback.
+struct dispatched_ops {
+  std::set<std::string> ops;
+  bool known = false;
+};
+
+// What a trial's two calls leave to be judged: the first call's checks and poisoned elements (its
+// outputs already let go), and the second call's outputs.
+struct trial_calls {
+  output_checks first;
+  std::vector<poison_marks> marks;
+  std::vector<tensor> second;
+};
+
+// Trial `t`'s two calls, under poison_a then poison_b. The first call's outputs are compared and
+// their poisoned elements marked as soon as they arrive, and let go before the second call's do: the
+// parent holds one call's outputs at a time. `remade`: the trial made again (when the parent does
+// not keep its trials), whose inputs go once the worker has them.
+void call_twice(judged& j, session& s, const reference_data& ref, const run_state& run, const trial_data& trial,
+                trial_data& remade, std::size_t t, dispatched_ops& dispatched, trial_calls& calls) {
+  std::vector<std::span<const std::byte>> payload;
+  std::string metas = wire::encode(trial.inputs, payload);
+  for (int pass = 0; pass < 2 && !j.failed(); ++pass) {
+    int poison = static_cast<int>(pass == 0 ? poison_a : poison_b);
+    // The second call runs on the inputs the worker kept from the first (gigabytes not sent twice);
+    // the worker checks them unmodified after each call against its copy of what was sent.
+    answer a = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":{},"record_ops":{},"kept_inputs":{})", metas,
+                                 poison, pass == 0, pass == 1),
+                     pass == 0 ? std::span<const std::span<const std::byte>>(payload)
+                               : std::span<const std::span<const std::byte>>(),
+                     run.options.run_timeout);
+    if (!ref.keep_trials && pass == 0) recycle(remade.inputs);  // the worker keeps them for the second call
+    if (a.failure != worker_failure::none || !a.ok) {
+      fail_request(j, a, "run", s);
+      return;
+    }
+    check_side_effects(j, a, static_cast<int>(t));
+    std::string_view invalid;
+    if (!a.doc["invalid"].get_string().get(invalid)) {
+      j.fail(verdict::incorrect, "not_a_tensor", std::string(invalid));
+      return;
+    }
+    if (!a.doc["foreign"].get_string().get(invalid)) {
+      j.fail(verdict::incorrect, "foreign_output", fmt::format("trial {}: {}", t, invalid));
+      return;
+    }
+    std::vector<tensor> outputs = outputs_of(a);
+    simdjson::dom::array ops;
+    if (pass == 0 && !a.doc["ops"].get_array().get(ops)) {
+      dispatched.known = true;
+      for (auto x : ops) dispatched.ops.emplace(x.get_string().value());
+    }
+    if (pass == 1) {
+      calls.second = std::move(outputs);
+      return;
+    }
+    calls.first = check_outputs(trial.outputs, outputs);
+    for (const tensor& out : outputs) {
+      util::phase_trace trace("mark_poisoned");
+      calls.marks.push_back(mark_poisoned(out, poison_a));
+    }
+    // The next call's outputs are read into these outputs' buffers.
+    for (tensor& out : outputs) s.recycle(std::move(out.bytes));
+  }
+}
+
+// Trial `t` judged from its two calls: unwritten elements first (they explain the mismatch they
+// also cause), then the first call's comparison, then the second's.
+void judge_trial(judged& j, const trial_data& trial, const trial_calls& calls, std::size_t t) {
+  evaluation& e = j.e;
+  for (std::size_t i = 0; i < std::min(calls.marks.size(), calls.second.size()); ++i) {
+    const poison_marks& x = calls.marks[i];
+    const tensor& y = calls.second[i];
+    if (x.type != y.type || x.shape != y.shape) continue;
+    util::phase_trace trace("count_unwritten");
+    std::int64_t n = count_unwritten(x, y, poison_b);
+    if (n > 0) {
+      e.errors.unwritten = std::max(e.errors.unwritten, n);
+      j.fail(verdict::incorrect, "unwritten_output",
+             fmt::format("trial {}, output {}: {} of {} elements never written", t, i, n, y.numel()));
+    }
+  }
+  std::string where = fmt::format("trial {} (distribution {})", t, trial.distribution);
+  bool ok = record_checks(j, calls.first, trial.outputs.size(), where, "mismatch");
+  if (ok && !j.failed()) compare_outputs(j, trial.outputs, calls.second, where + ", second call", "mismatch");
+  if (!j.failed()) ++e.errors.trials_passed;
+}
+
+// Every trial of the reference, in order, until one fails: made again by the reference's worker
+// when the parent does not keep them, called twice, judged.
+void run_trials(judged& j, session& s, const reference_data& ref, const run_state& run, dispatched_ops& dispatched) {
+  trial_data remade;  // a trial the parent does not keep, made again by the reference's worker
+  for (std::size_t t = 0; t < ref.trials.size() && !j.failed(); ++t) {
+    const trial_data* trial = &ref.trials[t];
+    if (!ref.keep_trials) {
+      util::phase_trace trace("remake_trial");
+      if (std::string error = remake_trial(ref, ref.trials[t], run, remade); !error.empty()) {
+        j.fail(verdict::reference_error, "reference_error",
+               fmt::format("trial {}: the reference could not make it again: {}", t, error));
+        break;
+      }
+      trial = &remade;
+    }
+    trial_calls calls;
+    call_twice(j, s, ref, run, *trial, remade, t, dispatched, calls);
+    if (j.failed()) break;
+    ++j.e.errors.trials;
+    judge_trial(j, *trial, calls, t);
+    for (tensor& out : calls.second) s.recycle(std::move(out.bytes));
+    if (!ref.keep_trials) recycle(remade.outputs);
+  }
+}
+
+// The flag of a forward that only dispatched the reference's own operators (torch_fallback.hpp).
+void check_fallback(judged& j, const session& s, const reference_data& ref, const dispatched_ops& dispatched) {
+  if (j.failed() || !dispatched.known) return;
+  if (auto ops = torch_fallback(ref.ops, dispatched.ops))
+    j.flag("torch_fallback", fmt::format("forward dispatched every compute operator of the reference ({}): {}",
+                                         s.op_record() == "dispatcher" ? "recorded by PyTorch's dispatcher, every thread"
+                                                                       : "recorded by a Python dispatch mode",
+                                         *ops));
+}
+
+// The reasons that inform without failing: what the memory budget and the problem's domain left out.
+void add_informative_reasons(evaluation& e, const reference_data& ref) {
+  if (!ref.reduced.empty()) e.reasons.push_back({"timing_sets_reduced", ref.reduced});
+  if (ref.skipped_trials > 0)
+    e.reasons.push_back({"trials_skipped", fmt::format("{} input distribution(s) outside the problem's domain "
+                                                       "(the reference was not finite)", ref.skipped_trials)});
+}
+
 }  // namespace
 
 std::string candidate_label(const candidate_spec& candidate, const problem_spec& problem) {
@@ -55,7 +216,7 @@ std::string candidate_label(const candidate_spec& candidate, const problem_spec&
 }
 
 evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spec& problem, const reference_data& ref,
-                              const eval_options& o, const std::string& device, std::unique_ptr<session> started,
+                              const run_state& run, const std::string& device, std::unique_ptr<session> started,
                               const before_timing& before) {
   auto begin = std::chrono::steady_clock::now();
   evaluation e = evaluation_of(candidate, problem, checker_version);
@@ -72,137 +233,23 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     e.reasons.push_back({"reference_error", ref.error});
     return finish();
   }
-
   if (!started) {
-    started = std::make_unique<session>(o, device, candidate_label(candidate, problem), std::map<std::string, std::string>{},
-                                        candidate_isolation(o, device, candidate));
-    started->hello(o.load_timeout);
+    started = std::make_unique<session>(run, device, candidate_label(candidate, problem),
+                                        std::map<std::string, std::string>{},
+                                        candidate_isolation(run, device, candidate));
+    started->hello(run.options.load_timeout);
   }
   session& s = *started;
   e.env = s.env();
-  // Lean: when the parent does not keep the trials, the problem barely fits; its worker keeps no
-  // payload buffer from one request to the next (memory_plan.hpp).
-  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{},"lean":{})",
-                                  json_string(candidate_import_path(o, candidate)),
-                                  json_string(candidate_build_path(o, candidate)),
-                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants),
-                                  !ref.keep_trials),
-                      {}, o.compile_timeout);
-  if (load.failure != worker_failure::none || !load.ok) {
-    fail_request(j, load, "load", s);
-    return finish();
-  }
-  {
-    simdjson::dom::array arr;
-    if (!load.doc["tampered"].get_array().get(arr) && arr.size() > 0) {
-      j.fail(verdict::incorrect, "tampering", "replaced at import: " + joined(arr));
-      s.stop();
-      return finish();
-    }
-  }
-
-  std::set<std::string> candidate_ops;
-  bool ops_known = false;
-  trial_data remade;  // a trial the parent does not keep, made again by the reference's worker
-  for (std::size_t t = 0; t < ref.trials.size() && !j.failed(); ++t) {
-    const trial_data* trial = &ref.trials[t];
-    if (!ref.keep_trials) {
-      util::phase_trace trace("remake_trial");
-      if (std::string error = remake_trial(ref, ref.trials[t], o, remade); !error.empty()) {
-        j.fail(verdict::reference_error, "reference_error",
-               fmt::format("trial {}: the reference could not make it again: {}", t, error));
-        break;
-      }
-      trial = &remade;
-    }
-    std::vector<std::span<const std::byte>> payload;
-    std::string metas = wire::encode(trial->inputs, payload);
-    // The first call's outputs are compared and their poisoned elements marked as soon as they
-    // arrive, and let go before the second call's do: the parent holds one call's outputs at a time.
-    output_checks first;
-    std::vector<poison_marks> marks;
-    std::vector<tensor> second;
-    for (int pass = 0; pass < 2 && !j.failed(); ++pass) {
-      int poison = static_cast<int>(pass == 0 ? poison_a : poison_b);
-      // The second call runs on the inputs the worker kept from the first (gigabytes not sent twice);
-      // the worker checks them unmodified after each call against its copy of what was sent.
-      answer a = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":{},"record_ops":{},"kept_inputs":{})", metas,
-                                   poison, pass == 0, pass == 1),
-                       pass == 0 ? std::span<const std::span<const std::byte>>(payload)
-                                 : std::span<const std::span<const std::byte>>(),
-                       o.run_timeout);
-      if (!ref.keep_trials && pass == 0) recycle(remade.inputs);  // the worker keeps them for the second call
-      if (a.failure != worker_failure::none || !a.ok) {
-        fail_request(j, a, "run", s);
-        break;
-      }
-      check_side_effects(j, a, static_cast<int>(t));
-      std::string_view invalid;
-      if (!a.doc["invalid"].get_string().get(invalid)) {
-        j.fail(verdict::incorrect, "not_a_tensor", std::string(invalid));
-        break;
-      }
-      if (!a.doc["foreign"].get_string().get(invalid)) {
-        j.fail(verdict::incorrect, "foreign_output", fmt::format("trial {}: {}", t, invalid));
-        break;
-      }
-      std::vector<tensor> outputs = outputs_of(a);
-      simdjson::dom::array ops;
-      if (pass == 0 && !a.doc["ops"].get_array().get(ops)) {
-        ops_known = true;
-        for (auto x : ops) candidate_ops.emplace(x.get_string().value());
-      }
-      if (pass == 1) {
-        second = std::move(outputs);
-        break;
-      }
-      first = check_outputs(trial->outputs, outputs);
-      for (const tensor& out : outputs) {
-        util::phase_trace trace("mark_poisoned");
-        marks.push_back(mark_poisoned(out, poison_a));
-      }
-      // The next call's outputs are read into these outputs' buffers.
-      for (tensor& out : outputs) s.recycle(std::move(out.bytes));
-    }
-    if (j.failed()) break;
-    ++e.errors.trials;
-    // Unwritten elements first: they explain the mismatch they also cause.
-    for (std::size_t i = 0; i < std::min(marks.size(), second.size()); ++i) {
-      const poison_marks& x = marks[i];
-      const tensor& y = second[i];
-      if (x.type != y.type || x.shape != y.shape) continue;
-      util::phase_trace trace("count_unwritten");
-      std::int64_t n = count_unwritten(x, y, poison_b);
-      if (n > 0) {
-        e.errors.unwritten = std::max(e.errors.unwritten, n);
-        j.fail(verdict::incorrect, "unwritten_output",
-               fmt::format("trial {}, output {}: {} of {} elements never written", t, i, n, y.numel()));
-      }
-    }
-    std::string where = fmt::format("trial {} (distribution {})", t, trial->distribution);
-    bool ok = record_checks(j, first, trial->outputs.size(), where, "mismatch");
-    if (ok && !j.failed()) compare_outputs(j, trial->outputs, second, where + ", second call", "mismatch");
-    if (!j.failed()) ++e.errors.trials_passed;
-    for (tensor& out : second) s.recycle(std::move(out.bytes));
-    if (!ref.keep_trials) recycle(remade.outputs);
-  }
-
-  if (!j.failed() && ops_known) {
-    if (auto ops = torch_fallback(ref.ops, candidate_ops))
-      j.flag("torch_fallback", fmt::format("forward dispatched every compute operator of the reference ({}): {}",
-                                           s.op_record() == "dispatcher" ? "recorded by PyTorch's dispatcher, every thread"
-                                                                         : "recorded by a Python dispatch mode",
-                                           *ops));
-  }
-
-  if (!j.failed() && o.timing && ref.timing_sets > 0) {
+  if (!load_model(j, s, candidate, ref, run)) return finish();
+  dispatched_ops dispatched;
+  run_trials(j, s, ref, run, dispatched);
+  check_fallback(j, s, ref, dispatched);
+  if (!j.failed() && run.options.timing && ref.timing_sets > 0) {
     if (before) before();
-    time_candidate(j, s, ref, o, device);
+    time_candidate(j, s, ref, run, device);
   }
-  if (!ref.reduced.empty()) e.reasons.push_back({"timing_sets_reduced", ref.reduced});
-  if (ref.skipped_trials > 0)
-    e.reasons.push_back({"trials_skipped", fmt::format("{} input distribution(s) outside the problem's domain "
-                                                       "(the reference was not finite)", ref.skipped_trials)});
+  add_informative_reasons(e, ref);
   s.stop();
   return finish();
 }

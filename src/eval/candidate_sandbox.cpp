@@ -67,10 +67,12 @@ constexpr std::array kept_variables = {
 
 }  // namespace
 
-std::filesystem::path build_folder(const eval_options& o, const candidate_spec& c) { return o.cache / "ext" / c.hash; }
+std::filesystem::path build_folder(const run_state& run, const candidate_spec& c) {
+  return run.options.cache / "ext" / c.hash;
+}
 
-std::filesystem::path candidate_file(const eval_options& o, const candidate_spec& c) {
-  std::filesystem::path file = o.cache / "src" / (c.hash + ".py");
+std::filesystem::path candidate_file(const run_state& run, const candidate_spec& c) {
+  std::filesystem::path file = run.options.cache / "src" / (c.hash + ".py");
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) return file;
   std::filesystem::create_directories(file.parent_path());
@@ -85,12 +87,12 @@ std::filesystem::path candidate_file(const eval_options& o, const candidate_spec
   return file;
 }
 
-std::string candidate_import_path(const eval_options& o, const candidate_spec& c) {
-  return o.sandbox ? std::string(sandbox_candidate_path) : candidate_file(o, c).string();
+std::string candidate_import_path(const run_state& run, const candidate_spec& c) {
+  return run.options.sandbox ? std::string(sandbox_candidate_path) : candidate_file(run, c).string();
 }
 
-std::string candidate_build_path(const eval_options& o, const candidate_spec& c) {
-  return o.sandbox ? std::string(sandbox_build_path) : build_folder(o, c).string();
+std::string candidate_build_path(const run_state& run, const candidate_spec& c) {
+  return run.options.sandbox ? std::string(sandbox_build_path) : build_folder(run, c).string();
 }
 
 std::vector<std::string> sandbox_roots(const std::string& python) {
@@ -139,18 +141,19 @@ std::vector<std::string> sandbox_roots(const std::string& python) {
   return roots;
 }
 
-sandbox::policy candidate_policy(const eval_options& o, const std::string& device, const candidate_spec& c, bool compile,
+sandbox::policy candidate_policy(const run_state& run, const std::string& device, const candidate_spec& c, bool compile,
                                  const std::map<std::string, std::string>& env) {
+  const eval_options& o = run.options;
   sandbox::policy p;
-  for (const std::string& r : o.sandbox_roots) p.binds.push_back({r, r, false});
+  for (const std::string& r : run.sandbox_roots) p.binds.push_back({r, r, false});
   for (const std::string& r : o.sandbox_binds) p.binds.push_back({r, r, false});
   p.binds.push_back({o.worker.string(), sandbox_worker_path, false});
   if (!o.poison_allocator.empty()) p.binds.push_back({o.poison_allocator.string(), sandbox_poison_path, false});
   if (!o.op_record.empty()) p.binds.push_back({o.op_record.string(), sandbox_op_record_path, false});
-  p.binds.push_back({candidate_file(o, c).string(), sandbox_candidate_path, false});
+  p.binds.push_back({candidate_file(run, c).string(), sandbox_candidate_path, false});
   p.scratch.push_back({"/tmp", o.sandbox_scratch_bytes});
   p.scratch.push_back({"/dev/shm", o.sandbox_scratch_bytes});
-  std::filesystem::path built = build_folder(o, c);
+  std::filesystem::path built = build_folder(run, c);
   std::error_code ec;
   if (compile) {
     p.scratch.push_back({sandbox_build_path, o.sandbox_scratch_bytes});
@@ -175,7 +178,7 @@ sandbox::policy candidate_policy(const eval_options& o, const std::string& devic
       {"PYTHONDONTWRITEBYTECODE", "1"}, {"PYTHONUNBUFFERED", "1"}};
   for (const char* k : kept_variables)
     if (const char* v = std::getenv(k)) vars[k] = v;
-  for (const auto& [k, v] : o.worker_env) vars[k] = v;
+  for (const auto& [k, v] : run.worker_env) vars[k] = v;
   for (const auto& [k, v] : env) vars[k] = v;
   for (const auto& [k, v] : vars) p.environment.push_back(k + "=" + v);
   p.workdir = "/tmp";
@@ -183,56 +186,57 @@ sandbox::policy candidate_policy(const eval_options& o, const std::string& devic
   // file-size limit below the largest answer (a 4 GiB output, whole in the first timed call's
   // reply) ends the worker by SIGXFSZ. The memory budget bounds everything held for a problem, so
   // it bounds every region too; the writable folders keep their own caps (scratch above).
-  if (!compile) p.limits.file_bytes = std::max(p.limits.file_bytes, o.memory_budget);
+  if (!compile) p.limits.file_bytes = std::max(p.limits.file_bytes, run.memory_budget);
   return p;
 }
 
 namespace {
 
-std::filesystem::path stamp_of(const eval_options& o, const candidate_spec& c) {
-  return o.cache / "ext" / (c.hash + ".compiled");
+std::filesystem::path stamp_of(const run_state& run, const candidate_spec& c) {
+  return run.options.cache / "ext" / (c.hash + ".compiled");
 }
 
 // What a build depends on besides the candidate's text (its folder's name): torch and the GPU
 // architectures it was built for.
-std::string build_key(const eval_options& o, const std::string& torch) {
-  auto arch = o.worker_env.find("TORCH_CUDA_ARCH_LIST");
-  return fmt::format("torch {}; architectures {}; python {}", torch, arch == o.worker_env.end() ? "" : arch->second,
-                     o.python);
+std::string build_key(const run_state& run, const std::string& torch) {
+  auto arch = run.worker_env.find("TORCH_CUDA_ARCH_LIST");
+  return fmt::format("torch {}; architectures {}; python {}", torch, arch == run.worker_env.end() ? "" : arch->second,
+                     run.options.python);
 }
 
 }  // namespace
 
-bool compiled_already(const eval_options& o, const candidate_spec& c) {
+bool compiled_already(const run_state& run, const candidate_spec& c) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(build_folder(o, c), ec)) return false;
-  std::ifstream f(stamp_of(o, c));
+  if (!std::filesystem::is_directory(build_folder(run, c), ec)) return false;
+  std::ifstream f(stamp_of(run, c));
   std::string torch;
   std::getline(f, torch);
   std::string key;
   std::getline(f, key);
-  return !torch.empty() && key == build_key(o, torch);
+  return !torch.empty() && key == build_key(run, torch);
 }
 
-void mark_compiled(const eval_options& o, const candidate_spec& c, const environment& env) {
+void mark_compiled(const run_state& run, const candidate_spec& c, const environment& env) {
   std::error_code ec;
-  if (env.torch.empty() || !std::filesystem::is_directory(build_folder(o, c), ec)) return;
-  std::ofstream(stamp_of(o, c), std::ios::trunc) << env.torch << "\n" << build_key(o, env.torch) << "\n";
+  if (env.torch.empty() || !std::filesystem::is_directory(build_folder(run, c), ec)) return;
+  std::ofstream(stamp_of(run, c), std::ios::trunc) << env.torch << "\n" << build_key(run, env.torch) << "\n";
 }
 
-std::optional<sandbox::policy> candidate_isolation(const eval_options& o, const std::string& device, const candidate_spec& c) {
-  if (!o.sandbox) return std::nullopt;
-  return candidate_policy(o, device, c, false, {});
+std::optional<sandbox::policy> candidate_isolation(const run_state& run, const std::string& device,
+                                                   const candidate_spec& c) {
+  if (!run.options.sandbox) return std::nullopt;
+  return candidate_policy(run, device, c, false, {});
 }
 
-void require_sandbox(const eval_options& o) {
+void require_sandbox(const run_state& run) {
   static std::once_flag once;
   static std::string problem;
   std::call_once(once, [&] {
     bool ok = false;
-    std::string out = output_of(shell_quote(o.sandbox_exe.string()) + " --check 2>&1", &ok);
+    std::string out = output_of(shell_quote(run.options.sandbox_exe.string()) + " --check 2>&1", &ok);
     if (!ok || out.find("this machine can sandbox candidates") == std::string::npos)
-      problem = out.empty() ? fmt::format("{} --check did not run", o.sandbox_exe.string()) : out;
+      problem = out.empty() ? fmt::format("{} --check did not run", run.options.sandbox_exe.string()) : out;
   });
   if (!problem.empty())
     throw input_error(fmt::format("this machine cannot isolate candidate code, so no candidate is run:\n{}"

@@ -12,6 +12,8 @@
 
 #include "headroom/worker/timing_stats.hpp"
 #include "paired.hpp"
+#include "timing_request.hpp"
+#include "timing_sets.hpp"
 #include "timed_calls.hpp"
 #include "headroom/util/phase_trace.hpp"
 
@@ -22,17 +24,25 @@ using record::paired_timing;
 using record::timing_summary;
 using record::verdict;
 
-void time_candidate(judged& j, session& s, const reference_data& ref, const eval_options& o, const std::string& device) {
-  evaluation& e = j.e;
-  // A timing answer's checks: the worker answered, nothing guarded was replaced, every timed call
-  // returned tensors the call allocated, the reported times agree with the parent's clock, and
-  // calls picked now (and those sent back whole) agree with the reference run again on the same
-  // fresh inputs (timed_calls.hpp). Paired rounds run them on every turn too, with fewer calls.
+namespace {
+
+// A timing answer's checks: the worker answered, nothing guarded was replaced, every timed call
+// returned tensors the call allocated, the reported times agree with the parent's clock, and calls
+// picked now (and those sent back whole) agree with the reference run again on the same fresh
+// inputs (timed_calls.hpp). Paired rounds run them on every turn too, with fewer calls.
+struct timing_check {
+  timing_check(judged& j, session& s, const reference_data& ref, const run_state& run)
+      : j(j), s(s), ref(ref), run(run) {}
+  judged& j;
+  session& s;
+  const reference_data& ref;
+  const run_state& run;
   std::uint64_t sketch_seed = 0;
   std::size_t random_calls = 8;
   timing_summary summary;  // the last checked answer's, from its calls
   bool unconfirmed_flagged = false;
-  auto check_timing = [&](answer& a) -> bool {
+
+  bool operator()(answer& a) {
     if (a.failure != worker_failure::none || !a.ok) {
       fail_request(j, a, "timing", s);
       return false;
@@ -68,109 +78,135 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const eval
       j.flag("timing_unconfirmed", why);
       unconfirmed_flagged = true;
     }
-    check_timed_outputs(j, a, calls, s.last_timing(), ref, sketch_seed, random_calls, o);
+    check_timed_outputs(j, a, calls, s.last_timing(), ref, sketch_seed, random_calls, run);
     summary = summarize_calls(calls, a.doc["timing"]);
     return !j.failed();
+  }
+};
+
+// How the candidate was timed, in the evaluation's clocks: the SM clock range and throttled samples
+// of the answer `tj`, and on CUDA whether its launches were held.
+void note_clocks(evaluation& e, simdjson::dom::element tj, const timing_summary& t, const run_state& run,
+                 const std::string& device) {
+  std::uint64_t lo = 0, hi = 0, dropped = 0;
+  if (!tj["sm_clock_max_mhz"].get_uint64().get(hi) && hi > 0 && !tj["sm_clock_min_mhz"].get_uint64().get(lo)) {
+    if (tj["throttled_samples"].get_uint64().get(dropped)) dropped = 0;
+    e.env.clocks += fmt::format("{}timed at sm {}-{} MHz, {} throttled sample(s) dropped",
+                                e.env.clocks.empty() ? "" : "; ", lo, hi, dropped);
+  }
+  if (run.options.hold_launches && device.rfind("cuda", 0) == 0)
+    e.env.clocks += fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
+                                t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms{}",
+                                                     t.hold_mechanism.empty() ? "" : ", " + t.hold_mechanism,
+                                                     t.host_median_ms,
+                                                     t.host_bound ? fmt::format(" (launch-bound: the host's time set the "
+                                                                                "cost, device {:.4g} ms)",
+                                                                                t.device_median_ms)
+                                                                  : "")
+                                       : "dispatch included (the call waits for its own stream)");
+}
+
+// The baselines timed the way the candidate was: a candidate that waits for its own stream cannot
+// be held, and is compared with the reference timed with its dispatch too. A call timed with its
+// dispatch included costs more than the same call held: a speedup across the two modes compares
+// different things, and is flagged when no baseline of the candidate's mode exists.
+void choose_baselines(judged& j, const reference_data& ref, const timing_summary& t) {
+  evaluation& e = j.e;
+  auto same_mode = [&](const std::optional<timing_summary>& held_base, const std::optional<timing_summary>& dispatch_base) {
+    return !t.held && dispatch_base ? dispatch_base : held_base;
   };
-  sketch_seed = std::random_device{}() | 1u;
+  e.eager_timing = same_mode(ref.eager, ref.eager_dispatch);
+  e.compiled_timing = same_mode(ref.compiled, ref.compiled_dispatch);
+  for (const auto* base : {&e.eager_timing, &e.compiled_timing})
+    if (*base && (*base)->samples > 0 && (*base)->held != t.held) {
+      j.flag("timing_modes_differ",
+             fmt::format("the candidate was timed {} and the reference {}", t.held ? "device-only" : "with its dispatch",
+                         (*base)->held ? "device-only" : "with its dispatch"));
+      break;
+    }
+}
+
+// The host's speed can set the comparison: both sides timed again, turn about (paired.hpp), and the
+// speedup taken from that. On the CPU both sides' calls alternate (call_alternation.hpp): the host's
+// drift there moves a whole turn. On a GPU the turns stay: held calls compare the sides' costs over
+// turns.
+void pair_speedup(judged& j, session& s, const reference_data& ref, const run_state& run, const std::string& device,
+                  const timing_summary& t, timing_check& check) {
+  evaluation& e = j.e;
+  util::phase_trace trace("paired_rounds");
+  check.random_calls = 4;
+  const bool alternate = device == "cpu";
+  paired_result p = time_paired(s, ref, run, t.held, [&](answer& a) { return check(a); }, check.sketch_seed, alternate);
+  if (p.error.empty() && !p.candidate_failed) {
+    e.speedup = p.speedup;
+    e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
+    e.env.clocks += fmt::format("{}speedup from {} {}{}{} (ratios {:.4g}-{:.4g}{})",
+                                e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
+                                p.alternated ? "neighbouring calls of the two sides, alternating" : "paired rounds",
+                                p.by_sides ? " (each side's median device cost and least host time)" : "",
+                                p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
+                                *std::min_element(p.ratios.begin(), p.ratios.end()),
+                                *std::max_element(p.ratios.begin(), p.ratios.end()),
+                                p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
+                                : p.alternated ? fmt::format("; standard error {:.2g}%", 100 * p.std_error)
+                                               : "");
+    if (util::eval_trace_enabled())
+      fmt::print(stderr, "headroom: paired {}' ratios (reference / candidate, in order): {:.4f}\n",
+                 p.alternated ? "calls" : "rounds", fmt::join(p.ratios, " "));
+  } else if (p.candidate_failed) {
+    e.speedup.reset();  // the verdict says why
+    e.speedup_compiled.reset();
+  } else {
+    e.env.clocks += fmt::format("{}paired rounds not run: {}", e.env.clocks.empty() ? "" : "; ", p.error);
+  }
+}
+
+// A score below the speed-of-light floor, or over 10x with no floor to judge it by (the CPU, or no
+// ceilings measured), is not verified until someone has looked (docs/eval.md, "Verdicts"); with a
+// floor, the floor decides.
+void flag_implausible(judged& j, const reference_data& ref, const timing_summary& t) {
+  const evaluation& e = j.e;
+  if (ref.speed_of_light_ms && t.score_ms < *ref.speed_of_light_ms)
+    j.flag("below_speed_of_light", fmt::format("{:.4g} ms is below the floor of {:.4g} ms from bytes and FLOPs",
+                                               t.score_ms, *ref.speed_of_light_ms));
+  if (e.speedup && *e.speedup > 10 && !ref.speed_of_light_ms)
+    j.flag("excessive_speedup", fmt::format("{:.1f}x over eager PyTorch, and no speed-of-light floor to check it "
+                                            "against",
+                                            *e.speedup));
+}
+
+}  // namespace
+
+void time_candidate(judged& j, session& s, const reference_data& ref, const run_state& run, const std::string& device) {
+  evaluation& e = j.e;
+  timing_check check(j, s, ref, run);
+  check.sketch_seed = std::random_device{}() | 1u;
   // The timing sets come from the reference's worker, one at a time (memory_plan.hpp).
-  if (set_transfer sent = send_timing_sets(ref, s, o); !sent.error.empty()) {
+  if (set_transfer sent = send_timing_sets(ref, s, run); !sent.error.empty()) {
     if (sent.receiver) fail_request(j, sent.failed, "timing", s);
     else j.fail(verdict::reference_error, "reference_error", sent.error);
     return;
   }
-  std::string request = timing_request(o, ref, true, o.hold_launches, sketch_seed);
-  answer a = s.ask(request, {}, o.run_timeout * 10);
-  const bool answered = check_timing(a);
-  if (answered) {
-    timing_summary t = summary;
-    e.candidate_timing = t;
-    std::uint64_t lo = 0, hi = 0, dropped = 0;
-    auto tj = a.doc["timing"];
-    if (!tj["sm_clock_max_mhz"].get_uint64().get(hi) && hi > 0 && !tj["sm_clock_min_mhz"].get_uint64().get(lo)) {
-      if (tj["throttled_samples"].get_uint64().get(dropped)) dropped = 0;
-      e.env.clocks += fmt::format("{}timed at sm {}-{} MHz, {} throttled sample(s) dropped",
-                                  e.env.clocks.empty() ? "" : "; ", lo, hi, dropped);
-    }
-    if (o.hold_launches && device.rfind("cuda", 0) == 0)
-      e.env.clocks += fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
-                                  t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms{}",
-                                                       t.hold_mechanism.empty() ? "" : ", " + t.hold_mechanism,
-                                                       t.host_median_ms,
-                                                       t.host_bound ? fmt::format(" (launch-bound: the host's time set the "
-                                                                                  "cost, device {:.4g} ms)",
-                                                                                  t.device_median_ms)
-                                                                    : "")
-                                         : "dispatch included (the call waits for its own stream)");
-    if (worker::sample_set::hidden_work(t))
-      j.flag("other_stream_work",
-             fmt::format("the device stayed busy {:.4g} ms past the timed stream's end ({:.4g} ms on it); "
-                         "scored until the device was done: {:.4g} ms",
-                         t.tail_median_ms, t.events_median_ms(), t.score_ms));
-    // The baselines timed the way the candidate was: a candidate that waits for its own stream
-    // cannot be held, and is compared with the reference timed with its dispatch too. A call timed
-    // with its dispatch included costs more than the same call held: a speedup across the two
-    // modes compares different things, and is flagged when no baseline of the candidate's mode exists.
-    auto same_mode = [&](const std::optional<timing_summary>& held_base, const std::optional<timing_summary>& dispatch_base) {
-      return !t.held && dispatch_base ? dispatch_base : held_base;
-    };
-    e.eager_timing = same_mode(ref.eager, ref.eager_dispatch);
-    e.compiled_timing = same_mode(ref.compiled, ref.compiled_dispatch);
-    for (const auto* base : {&e.eager_timing, &e.compiled_timing})
-      if (*base && (*base)->samples > 0 && (*base)->held != t.held) {
-        j.flag("timing_modes_differ",
-               fmt::format("the candidate was timed {} and the reference {}", t.held ? "device-only" : "with its dispatch",
-                           (*base)->held ? "device-only" : "with its dispatch"));
-        break;
-      }
-    e.speed_of_light_ms = ref.speed_of_light_ms;
-    if (!j.failed() && t.score_ms > 0) {
-      if (e.eager_timing && e.eager_timing->score_ms > 0) e.speedup = e.eager_timing->score_ms / t.score_ms;
-      if (e.compiled_timing && e.compiled_timing->score_ms > 0) e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
-      // The host's speed can set this comparison: time both sides again, turn about (paired.hpp).
-      if (e.speedup && o.paired_rounds > 0 && pairing_applies(t, *e.eager_timing)) {
-        util::phase_trace trace("paired_rounds");
-        random_calls = 4;
-        // On the CPU both sides' calls alternate (call_alternation.hpp): the host's drift there moves
-        // a whole turn. On a GPU the turns stay: held calls compare the sides' costs over turns.
-        const bool alternate = device == "cpu";
-        paired_result p = time_paired(s, ref, o, t.held, check_timing, sketch_seed, alternate);
-        if (p.error.empty() && !p.candidate_failed) {
-          e.speedup = p.speedup;
-          e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
-          e.env.clocks += fmt::format("{}speedup from {} {}{}{} (ratios {:.4g}-{:.4g}{})",
-                                      e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
-                                      p.alternated ? "neighbouring calls of the two sides, alternating" : "paired rounds",
-                                      p.by_sides ? " (each side's median device cost and least host time)" : "",
-                                      p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
-                                      *std::min_element(p.ratios.begin(), p.ratios.end()),
-                                      *std::max_element(p.ratios.begin(), p.ratios.end()),
-                                      p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
-                                      : p.alternated ? fmt::format("; standard error {:.2g}%", 100 * p.std_error)
-                                                     : "");
-          if (util::eval_trace_enabled())
-            fmt::print(stderr, "headroom: paired {}' ratios (reference / candidate, in order): {:.4f}\n",
-                       p.alternated ? "calls" : "rounds", fmt::join(p.ratios, " "));
-        } else if (p.candidate_failed) {
-          e.speedup.reset();  // the verdict says why
-          e.speedup_compiled.reset();
-        } else {
-          e.env.clocks += fmt::format("{}paired rounds not run: {}", e.env.clocks.empty() ? "" : "; ", p.error);
-        }
-      }
-    }
-    if (!j.failed() && t.score_ms > 0) {
-      if (ref.speed_of_light_ms && t.score_ms < *ref.speed_of_light_ms)
-        j.flag("below_speed_of_light", fmt::format("{:.4g} ms is below the floor of {:.4g} ms from bytes and FLOPs",
-                                                   t.score_ms, *ref.speed_of_light_ms));
-      // Over 10x with no floor to judge it by (the CPU, or no ceilings measured) is not verified
-      // until someone has looked (docs/eval.md, "Verdicts"); with a floor, the floor decides.
-      if (e.speedup && *e.speedup > 10 && !ref.speed_of_light_ms)
-        j.flag("excessive_speedup", fmt::format("{:.1f}x over eager PyTorch, and no speed-of-light floor to check it "
-                                                "against",
-                                                *e.speedup));
-    }
+  std::string request = timing_request(limits_of(run.options), ref, true, run.options.hold_launches, check.sketch_seed);
+  answer a = s.ask(request, {}, run.options.run_timeout * 10);
+  if (!check(a)) return;
+  const timing_summary t = check.summary;
+  e.candidate_timing = t;
+  note_clocks(e, a.doc["timing"], t, run, device);
+  if (worker::sample_set::hidden_work(t))
+    j.flag("other_stream_work",
+           fmt::format("the device stayed busy {:.4g} ms past the timed stream's end ({:.4g} ms on it); "
+                       "scored until the device was done: {:.4g} ms",
+                       t.tail_median_ms, t.events_median_ms(), t.score_ms));
+  choose_baselines(j, ref, t);
+  e.speed_of_light_ms = ref.speed_of_light_ms;
+  if (!j.failed() && t.score_ms > 0) {
+    if (e.eager_timing && e.eager_timing->score_ms > 0) e.speedup = e.eager_timing->score_ms / t.score_ms;
+    if (e.compiled_timing && e.compiled_timing->score_ms > 0) e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
+    if (e.speedup && run.options.paired_rounds > 0 && pairing_applies(t, *e.eager_timing))
+      pair_speedup(j, s, ref, run, device, t, check);
   }
+  if (!j.failed() && t.score_ms > 0) flag_implausible(j, ref, t);
 }
 
 }  // namespace headroom::eval

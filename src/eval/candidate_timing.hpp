@@ -3,13 +3,15 @@
 #include <string>
 
 #include "judged.hpp"
+#include "headroom/eval/run_state.hpp"
+#include "reference_data.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
 
 // Times the candidate in its worker `s` (correct so far, its trials done) and sets the evaluation's
 // timings, speedups and flags through `j`; the caller has waited for every other worker's start-up.
-void time_candidate(judged& j, session& s, const reference_data& ref, const eval_options& options,
+void time_candidate(judged& j, session& s, const reference_data& ref, const run_state& run,
                     const std::string& device);
 
 }  // namespace headroom::eval

@@ -10,6 +10,7 @@
 #include "headroom/eval/check.hpp"
 #include "headroom/util/json.hpp"
 #include "candidate_sandbox.hpp"
+#include "judged.hpp"
 
 namespace headroom::eval {
 
@@ -18,7 +19,7 @@ using record::evaluation;
 using record::verdict;
 
 void compile_phase::build(const std::vector<const eval_job*>& jobs) {
-  const eval_options& o = o_;
+  const run_state& run = run_;
   std::vector<const candidate_spec*> unique;
   {
     std::lock_guard lock(mutex_);
@@ -27,7 +28,7 @@ void compile_phase::build(const std::vector<const eval_job*>& jobs) {
   }
   std::atomic<std::size_t> next{0};
   std::mutex m;
-  int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(unique.size())));
+  int threads = std::max(1, std::min<int>(run.options.jobs, static_cast<int>(unique.size())));
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(std::max(1u, cores / threads))}};
   std::exception_ptr compile_failure;  // the installation's problem (a worker that cannot start): rethrown
@@ -37,14 +38,15 @@ void compile_phase::build(const std::vector<const eval_job*>& jobs) {
         const candidate_spec& c = *unique[i];
         if (c.text.find("load_inline") == std::string::npos && c.text.find("cpp_extension") == std::string::npos)
           continue;  // nothing to build
-        if (compiled_already(o, c)) continue;
+        if (compiled_already(run, c)) continue;
         std::optional<sandbox::policy> isolation;
-        if (o.sandbox) isolation = candidate_policy(o, "cpu", c, true, env);
-        session s(o, "cpu", "compile-" + c.hash.substr(0, 16), env, std::move(isolation));
-        s.hello(o.load_timeout);
+        if (run.options.sandbox) isolation = candidate_policy(run, "cpu", c, true, env);
+        session s(run, "cpu", "compile-" + c.hash.substr(0, 16), env, std::move(isolation));
+        s.hello(run.options.load_timeout);
         answer a = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
-                                     json_string(candidate_import_path(o, c)), json_string(candidate_build_path(o, c))),
-                         {}, o.compile_timeout);
+                                     json_string(candidate_import_path(run, c)),
+                                     json_string(candidate_build_path(run, c))),
+                         {}, run.options.compile_timeout);
         bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
                       a.failure == worker_failure::timeout;
         if (failed) {
@@ -53,7 +55,7 @@ void compile_phase::build(const std::vector<const eval_job*>& jobs) {
         }
         // A sandboxed build is copied out of the sandbox as its worker exits.
         s.stop();
-        if (!failed && a.failure == worker_failure::none && a.ok) mark_compiled(o, c, s.env());
+        if (!failed && a.failure == worker_failure::none && a.ok) mark_compiled(run, c, s.env());
       }
     } catch (...) {
       std::lock_guard lock(m);

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/job.hpp"
+#include "headroom/eval/run_state.hpp"
 #include "headroom/record/evaluation.hpp"
 #include "session.hpp"
 
@@ -21,7 +22,7 @@ using record::evaluation;
 // be called again, from any lane; what an earlier call built is not built again).
 class compile_phase {
  public:
-  explicit compile_phase(const eval_options& o) : o_(o) {}
+  explicit compile_phase(const run_state& run) : run_(run) {}
   // Builds the candidates of `jobs` not built yet. Rethrows a failure of the installation (a worker
   // that cannot start).
   void build(const std::vector<const eval_job*>& jobs);
@@ -29,7 +30,7 @@ class compile_phase {
   std::optional<answer> failure(const std::string& candidate_hash) const;
 
  private:
-  const eval_options& o_;
+  const run_state& run_;
   mutable std::mutex mutex_;
   std::set<std::string> seen_;
   std::map<std::string, answer> failures_;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/eval/loaders.hpp"
 #include "headroom/record/evaluation.hpp"
 #include "headroom/util/error.hpp"
 

@@ -1,6 +1,7 @@
 #include "judged.hpp"
 
 #include <algorithm>
+#include <ctime>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,13 @@ namespace headroom::eval {
 
 using record::reason;
 using record::verdict;
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
 
 void fail_request(judged& j, const answer& a, const char* stage, session& s) {
   if (a.failure == worker_failure::timeout) return j.fail(verdict::timeout, stage, a.detail);

@@ -26,6 +26,9 @@ struct judged {
   bool failed() const { return e.result != verdict::correct; }
 };
 
+// Now, as an evaluation's started_at keeps it: "2026-01-31T12:00:00Z".
+std::string iso_now();
+
 // A failed request ends the evaluation with the verdict its manner of failure implies.
 void fail_request(judged& j, const answer& a, const char* stage, session& s);
 

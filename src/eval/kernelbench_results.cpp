@@ -16,6 +16,7 @@
 #include <regex>
 
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/loaders.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/read_file.hpp"
@@ -163,7 +164,7 @@ kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector
   return out;
 }
 
-void import_kernelbench_run(results_store& into, const kernelbench_run& run) {
+void import_kernelbench_run(store::results_store& into, const kernelbench_run& run) {
   std::vector<const eval_job*> jobs;
   for (const auto& j : run.jobs) jobs.push_back(&j);
   store::transaction t(into.db());

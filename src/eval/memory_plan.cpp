@@ -44,7 +44,7 @@ memory_plan estimate_memory(set_bytes b, int trials, int timing_sets, bool keep_
   // Timing (the candidate's, the reference's runs of its timed calls again, the paired turns): one
   // worker calls the forward while the other holds its sets and its last outputs, or, when the
   // trials are kept (memory to spare), the heap of its own calls, kept mapped for its next turn
-  // (session.hpp, keep_heap); the parent compares a timed call's outputs with the reference's.
+  // (timing_request.hpp, keep_heap); the parent compares a timed call's outputs with the reference's.
   const std::uint64_t waiting = keep_trials ? reference_idle + call : reference_idle + o;
   const std::uint64_t timing = timing_sets > 0 ? kept + 2 * o + (reference_idle + call) + waiting + regions : 0;
   p.parent = std::max(std::max(kept, s), kept + 2 * o);

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "headroom/worker/timing_stats.hpp"
+#include "timing_request.hpp"
 
 namespace headroom::eval {
 
@@ -170,19 +171,19 @@ cpu_claim::~cpu_claim() {
   if (fd_ >= 0) ::close(fd_);  // closing the file releases its lock
 }
 
-paired_result time_paired(session& candidate, const reference_data& ref, const eval_options& o, bool held,
+paired_result time_paired(session& candidate, const reference_data& ref, const run_state& run, bool held,
                           const std::function<bool(answer&)>& check, std::uint64_t sketch_seed, bool alternate) {
   // Each turn is short: the rounds together sample about as long as one timing may (at least 0.1 s
   // a turn, so that a turn of a slow call still holds a few samples).
-  eval_options turn = o;
-  const int rounds = std::max(1, o.paired_rounds);
-  turn.max_seconds = std::max(0.1, o.max_seconds / (2.0 * rounds));
+  timing_limits turn = limits_of(run.options);
+  const int rounds = std::max(1, run.options.paired_rounds);
+  turn.max_seconds = std::max(0.1, run.options.max_seconds / (2.0 * rounds));
   const cpu_claim claim = cpu_claim::take();
   const int cpu = claim.cpu();
   const std::string pin = cpu >= 0 ? fmt::format(R"(,"cpu":{})", cpu) : "";
   // Both workers keep the timing sets already; the reference's times its eager model (the compiled
   // baseline's, when there is one, replaced it for timing) and mirrors the candidate's work between
-  // calls (the output checks and sketches, done and not sent: timing.cpp's timing_settings::mirror).
+  // calls (the output checks and sketches, done and not sent: src/worker/timing_loop.cpp's timing_settings::mirror).
   const std::string candidate_request = timing_request(turn, ref, true, held, sketch_seed) + pin;
   const std::string reference_request =
       timing_request(turn, ref, true, held, sketch_seed) + pin + R"(,"eager":true,"mirror":true)";
@@ -199,7 +200,7 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
   // the first turn of every fresh reference worker was timed with its dispatch, 2x its cost, and a
   // round's ratio of 1.9 came of it).
   {
-    answer w = other.ask(reference_request, {}, o.run_timeout * 10);
+    answer w = other.ask(reference_request, {}, run.options.run_timeout * 10);
     if (w.failure != worker_failure::none || !w.ok) {
       failed.error = "the reference's warm-up turn failed: " + describe(w);
       return failed;
@@ -214,20 +215,20 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
     return paired_turn{t.score_ms, t.held, t.device_cost_ms, t.host_median_ms};
   };
   auto candidate_turn = [&]() -> std::optional<paired_turn> {
-    answer a = candidate.ask(candidate_request, {}, o.run_timeout * 10);
+    answer a = candidate.ask(candidate_request, {}, run.options.run_timeout * 10);
     if (!check(a)) return std::nullopt;
     return turn_of(a);
   };
   auto reference_turn = [&]() -> std::optional<paired_turn> {
-    answer a = other.ask(reference_request, {}, o.run_timeout * 10);
+    answer a = other.ask(reference_request, {}, run.options.run_timeout * 10);
     if (a.failure != worker_failure::none || !a.ok) return std::nullopt;
     return turn_of(a);
   };
   if (alternate && !held) {
     // One timing of both at once, their calls alternating: as long as the rounds' turns together
     // would sample, and at least as many kept calls a side as the rounds' turns would keep.
-    eval_options both = o;
-    both.min_samples = rounds * o.min_samples;
+    timing_limits both = limits_of(run.options);
+    both.min_samples = rounds * run.options.min_samples;
     both.target_spread = 0;  // a side that stopped early would leave the other's calls unpaired
     const std::string candidate_fields = timing_request(both, ref, true, held, sketch_seed) + pin;
     const std::string reference_fields =
@@ -235,7 +236,8 @@ paired_result time_paired(session& candidate, const reference_data& ref, const e
     std::vector<alternated_call> candidate_calls, reference_calls;
     paired_result p;
     for (int timing = 0; timing < alternating_timings; ++timing) {
-      auto [c, r] = session::ask_alternating(candidate, candidate_fields, other, reference_fields, o.run_timeout * 10);
+      auto [c, r] = session::ask_alternating(candidate, candidate_fields, other, reference_fields,
+                                             run.options.run_timeout * 10);
       if (!check(c)) {
         failed.candidate_failed = true;
         return failed;

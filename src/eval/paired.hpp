@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "headroom/record/evaluation.hpp"
+#include "headroom/eval/run_state.hpp"
+#include "reference_data.hpp"
 #include "session.hpp"
 
 namespace headroom::eval {
@@ -131,7 +133,7 @@ inline constexpr double alternating_std_error = 0.01;
 // of alternating calls left 16 of 18 evaluations of a Model against itself within 1.00 +- 0.05,
 // the two others at 0.945 and 1.059 with the widest spreads of ratios (bench/RESULTS.md): a
 // noisier host is given more calls, a quiet one is not kept waiting.
-paired_result time_paired(session& candidate, const reference_data& ref, const eval_options& options, bool held,
+paired_result time_paired(session& candidate, const reference_data& ref, const run_state& run, bool held,
                           const std::function<bool(answer&)>& check, std::uint64_t sketch_seed = 0,
                           bool alternate = false);
 

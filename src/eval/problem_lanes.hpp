@@ -4,15 +4,20 @@
 // problem's reference once and keep it from one batch of that problem to the next, run the audit
 // beside it and evaluate the candidates one fresh worker at a time, starting the next worker while
 // the current one runs. Internal to src/eval.
+#include <cstddef>
 #include <exception>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/run_state.hpp"
 #include "headroom/record/evaluation.hpp"
 #include "compile_phase.hpp"
 #include "job_source.hpp"
+#include "session_start.hpp"
 
 namespace headroom::eval {
 
@@ -22,22 +27,32 @@ class problem_lanes {
  public:
   // `compiled`: the candidates' builds; with `compile_as_claimed` (a shared queue) each batch's
   // candidates are built as it is claimed.
-  problem_lanes(job_source& source, compile_phase& compiled, bool compile_as_claimed, const eval_options& o,
+  problem_lanes(job_source& source, compile_phase& compiled, bool compile_as_claimed, const run_state& run,
                 const eval_callback& on_done);
 
-  // Runs options.lanes lanes on each device until the source has nothing left; each evaluation is
+  // Runs run.options.lanes lanes on each device until the source has nothing left; each evaluation is
   // stored as it finishes and appended to `results`. Rethrows the first lane's failure.
   void run(const std::vector<std::string>& devices, std::vector<evaluation>& results);
 
  private:
+  // What one lane holds from one job to the next (problem_lanes.cpp).
+  struct lane_state;
   void lane(const std::string& device);
+  // Job k of `batch`, evaluated (or its compile failure), the problem's reference prepared first when
+  // the lane holds none; `audit_line`: the batch's audit, when this preparation takes one.
+  evaluation evaluate_job(lane_state& l, const job_batch& batch, std::size_t k, std::future<std::string>& audit_line);
+  void prepare(lane_state& l, const job_batch& batch, std::size_t k, std::future<std::string>& audit_line);
+  // Job k's worker, k past the batch: the first of the next batch claimed when it is of this problem.
+  std::unique_ptr<session_start> start_worker(const lane_state& l, const job_batch& batch, std::size_t k) const;
+  void append_audit(std::future<std::string>& audit_line);
+  void store_result(const job_batch& batch, std::size_t k, const evaluation& e);
   // A batch whose every candidate failed to compile needs no reference worker.
   bool needs_reference(const job_batch& b) const;
 
   job_source& source;
   compile_phase& compiled;
   const bool compile_as_claimed;
-  const eval_options& o;
+  const run_state& run_;
   const eval_callback& on_done;
   std::vector<evaluation>* results_ = nullptr;
   std::mutex result_mutex;

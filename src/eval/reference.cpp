@@ -1,21 +1,24 @@
-// The reference side of an evaluation: one worker runs the problem's Model on every trial's inputs
-// and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay in the
-// parent; the candidate's worker never sees them (docs/eval.md, "Processes").
+// The reference's preparation (reference.hpp): one worker runs the problem's Model on every trial's
+// inputs and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay
+// in the parent; the candidate's worker never sees them (docs/eval.md, "Processes"). Its steps, in
+// order: load the Model, the trials (the memory plan made at the first), the timing sets, the
+// device's ceilings, the baselines' timings.
 #include <algorithm>
 #include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
-#include "headroom/eval/buffer_pool.hpp"
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/speed_of_light.hpp"
 #include "headroom/worker/timing_stats.hpp"
 #include "headroom/util/json.hpp"
-#include "audit.hpp"
+#include "audit_tally.hpp"
 #include "memory_plan.hpp"
-#include "session.hpp"
+#include "reference.hpp"
+#include "tensor_wire.hpp"
 #include "timed_calls.hpp"
+#include "timing_request.hpp"
 
 namespace headroom::eval {
 
@@ -37,29 +40,29 @@ std::size_t bytes_of(const std::vector<tensor>& v) {
 // The largest inputs, and then outputs, that the least plan fits in the budget: the worker refuses
 // larger ones before it copies them out (a problem of tens of GiB is a reference_error, not the
 // end of the run). The plan is affine in each.
-std::uint64_t largest_fitting(const eval_options& o, std::uint64_t inputs, bool vary_inputs) {
-  const int trials = std::max(1, o.trials), sets = o.timing ? 1 : 0;
+std::uint64_t largest_fitting(const run_state& run, std::uint64_t inputs, bool vary_inputs) {
+  const int trials = std::max(1, run.options.trials), sets = run.options.timing ? 1 : 0;
   auto need = [&](std::uint64_t x) {
     return least_memory(vary_inputs ? set_bytes{x, 0} : set_bytes{inputs, x}, trials, sets).total();
   };
   const std::uint64_t base = need(0), per_gib = need(1ull << 30) - base;
-  if (base >= o.memory_budget || per_gib == 0) return 0;
-  return static_cast<std::uint64_t>(static_cast<double>(o.memory_budget - base) / static_cast<double>(per_gib) *
+  if (base >= run.memory_budget || per_gib == 0) return 0;
+  return static_cast<std::uint64_t>(static_cast<double>(run.memory_budget - base) / static_cast<double>(per_gib) *
                                     static_cast<double>(1ull << 30));
 }
 
 // Why a problem does not fit the memory budget, from what is known of it so far: its inputs (a
 // worker refused them before copying them out), or its inputs and outputs.
-std::string beyond_budget(set_bytes known, bool outputs_known, const eval_options& o) {
-  const int sets = o.timing ? 1 : 0;
-  const std::uint64_t need = least_memory(known, std::max(1, o.trials), sets).total();
+std::string beyond_budget(set_bytes known, bool outputs_known, const run_state& run) {
+  const int sets = run.options.timing ? 1 : 0;
+  const std::uint64_t need = least_memory(known, std::max(1, run.options.trials), sets).total();
   std::string what = outputs_known ? fmt::format("one set of inputs and outputs is {} ({} in, {} out)",
                                                  gib_text(known.inputs + known.outputs), gib_text(known.inputs),
                                                  gib_text(known.outputs))
                                    : fmt::format("its inputs are {}", gib_text(known.inputs));
   return fmt::format("{}: evaluating it needs {}{} (the parent and its workers together), more than the memory "
                      "budget of {} (--memory-budget; docs/eval.md, \"Memory\")",
-                     what, outputs_known ? "" : "at least ", gib_text(need), gib_text(o.memory_budget));
+                     what, outputs_known ? "" : "at least ", gib_text(need), gib_text(run.memory_budget));
 }
 
 std::uint64_t refused_bytes(const answer& a) {
@@ -75,13 +78,13 @@ struct made_trial {
 
 // Inputs under a seed and distribution, then the reference's outputs for them, in the reference's
 // worker. record_ops: the forward's operators are recorded (made.ops).
-bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_ops, made_trial& made,
+bool make_trial(session& s, const run_state& run, trial_data& t, bool record_ops, made_trial& made,
                 std::string& error) {
   answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":{},"max_bytes":{})", t.seed, t.distribution,
-                                largest_fitting(o, 0, true)),
-                    {}, o.run_timeout);
+                                largest_fitting(run, 0, true)),
+                    {}, run.options.run_timeout);
   if (in.failure == worker_failure::none && !in.ok && in.error == "too_large") {
-    error = beyond_budget({refused_bytes(in), 0}, false, o);
+    error = beyond_budget({refused_bytes(in), 0}, false, run);
     return false;
   }
   if (in.failure != worker_failure::none || !in.ok) {
@@ -95,10 +98,10 @@ bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_op
   // The worker runs the forward on the inputs it just sent, which it kept: the same bytes, not
   // sent back.
   answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true,"release":true,"max_bytes":{})",
-                                 wire::describe(t.inputs), record_ops, largest_fitting(o, bytes_of(t.inputs), false)),
-                     {}, o.run_timeout);
+                                 wire::describe(t.inputs), record_ops, largest_fitting(run, bytes_of(t.inputs), false)),
+                     {}, run.options.run_timeout);
   if (out.failure == worker_failure::none && !out.ok && out.error == "too_large") {
-    error = beyond_budget({bytes_of(t.inputs), refused_bytes(out)}, true, o);
+    error = beyond_budget({bytes_of(t.inputs), refused_bytes(out)}, true, run);
     return false;
   }
   if (out.failure != worker_failure::none || !out.ok) {
@@ -121,9 +124,9 @@ bool make_trial(session& s, const eval_options& o, trial_data& t, bool record_op
 // A trial of the preparation: the first also records the forward's operators (ref.ops) and sets
 // ref.constants. The non-tensor arguments reach the candidate's worker once, at its load: they must
 // not change from trial to trial.
-bool run_trial(session& s, const eval_options& o, reference_data& ref, trial_data& t, bool first, std::string& error) {
+bool run_trial(session& s, const run_state& run, reference_data& ref, trial_data& t, bool first, std::string& error) {
   made_trial made;
-  if (!make_trial(s, o, t, first, made, error)) return false;
+  if (!make_trial(s, run, t, first, made, error)) return false;
   if (first) {
     ref.constants = made.constants;
     ref.ops = std::move(made.ops);
@@ -143,109 +146,62 @@ std::vector<tensor> shapes_of(const std::vector<tensor>& tensors) {
   return out;
 }
 
-}  // namespace
+// The preparation's steps, in order. Each returns false with ref.error set when the problem failed.
 
-void recycle(std::vector<tensor>& tensors) {
-  for (tensor& t : tensors) payload_pool().give(std::move(t.bytes));
-  tensors.clear();
-}
-
-std::string remake_trial(const reference_data& ref, const trial_data& plan, const eval_options& o, trial_data& out) {
-  out.seed = plan.seed;
-  out.distribution = plan.distribution;
-  made_trial made;
-  std::string error;
-  if (!ref.worker) return "the reference's worker is gone";
-  if (!make_trial(*ref.worker, o, out, false, made, error)) return error;
-  if (made.constants != ref.constants) return "get_inputs() returned other non-tensor arguments this time";
-  return {};
-}
-
-set_transfer send_timing_sets(const reference_data& ref, session& to, const eval_options& o) {
-  set_transfer r;
-  if (!ref.worker) {
-    r.error = "the reference's worker is gone";
-    return r;
-  }
-  for (int k = 0; k < ref.timing_sets; ++k) {
-    answer set = ref.worker->ask(fmt::format(R"("op":"get_set","index":{})", k), {}, o.run_timeout);
-    if (set.failure != worker_failure::none || !set.ok) {
-      r.error = "the reference's worker did not give its timing set: " + describe(set);
-      return r;
-    }
-    const std::span<const std::byte> part(set.payload);
-    answer kept = to.ask(fmt::format(R"("op":"set","index":{},"inputs":{})", k, simdjson::minify(set.doc["tensors"])),
-                         std::span(&part, 1), o.run_timeout);
-    to.recycle(std::move(set.payload));
-    if (kept.failure != worker_failure::none || !kept.ok) {
-      r.error = "the timing set was not taken: " + describe(kept);
-      r.failed = std::move(kept);
-      r.receiver = true;
-      return r;
-    }
-  }
-  return r;
-}
-
-answer load_reference_model(session& s, const problem_spec& problem, const eval_options& o, std::uint64_t init_seed) {
-  return s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
-                           json_string(std::filesystem::absolute(problem.path).string()), init_seed),
-               {}, o.load_timeout);
-}
-
-std::string reference_label(const problem_spec& problem) {
-  return fmt::format("reference-{}", problem.hash.substr(0, 16));
-}
-
-reference_data prepare_reference(const problem_spec& problem, const eval_options& o, const std::string& device,
-                                 std::optional<ceilings>& device_ceilings, const before_timing& before,
-                                 std::unique_ptr<session> started, bool audit) {
-  reference_data ref;
-  ref.init_seed = trial_seed(o.seed, 1000);
-  if (!started) {
-    started = std::make_unique<session>(o, device, reference_label(problem), std::map<std::string, std::string>{});
-    started->hello(o.load_timeout);
-  }
-  session& s = *started;
+// The problem's Model loaded into the reference's worker `s`, its weights from ref.init_seed.
+bool load_model(session& s, const problem_spec& problem, const run_state& run, reference_data& ref) {
   ref.env = s.env();
-  answer load = load_reference_model(s, problem, o, ref.init_seed);
+  answer load = load_reference_model(s, problem, run, ref.init_seed);
   if (load.failure != worker_failure::none || !load.ok) {
     ref.error = "the problem did not load: " + describe(load);
-    return ref;
+    return false;
   }
   ref.init_inputs = std::string(load.doc["init_inputs"].get_string().value());
+  return true;
+}
 
-  const int trials = std::max(1, o.trials);
-  int timing_sets = o.timing ? std::max(1, o.timing_sets) : 0;
+// The memory plan, from the first trial's sizes: KernelBench problems reach gigabytes per input, so
+// the plan fits the problem into the memory budget, parent and workers together (memory_plan.hpp),
+// or says what it would need. It decides whether the parent keeps the trials (ref.keep_trials) and
+// may cut `timing_sets`.
+bool plan_memory(const trial_data& first, int trials, const run_state& run, reference_data& ref, int& timing_sets) {
+  set_bytes one{bytes_of(first.inputs), bytes_of(first.outputs)};
+  ref.set_input_bytes = one.inputs;
+  ref.set_output_bytes = one.outputs;
+  ref.output_shapes = shapes_of(first.outputs);
+  std::optional<memory_plan> plan = fit_memory(one, trials, timing_sets, run.memory_budget);
+  if (!plan) {
+    ref.error = beyond_budget(one, true, run);
+    return false;
+  }
+  ref.keep_trials = plan->keep_trials;
+  if (plan->timing_sets < timing_sets)
+    ref.reduced = fmt::format("{} timing set(s) instead of {}: one set of inputs and outputs is {}, the memory "
+                              "budget {}",
+                              plan->timing_sets, timing_sets, gib_text(one.inputs + one.outputs),
+                              gib_text(run.memory_budget));
+  timing_sets = plan->timing_sets;
+  return true;
+}
+
+// Every trial (the trial plan, trial_plan.hpp) made by the reference's worker; kept in ref.trials,
+// with their tensors when the plan keeps them. audit: the discrimination audit is taken as the
+// trials pass through when they are not kept (ref.audit).
+bool make_trials(session& s, const problem_spec& problem, const run_state& run, bool audit, reference_data& ref,
+                 int& timing_sets) {
+  const int trials = std::max(1, run.options.trials);
   std::optional<audit_tally> tally;
   for (int i = 0; i < trials; ++i) {
     trial_data t;
-    t.seed = trial_seed(o.seed, i);
+    t.seed = trial_seed(run.seed, i);
     t.distribution = trial_distribution(i);
     std::string error;
-    if (!run_trial(s, o, ref, t, i == 0, error)) {
+    if (!run_trial(s, run, ref, t, i == 0, error)) {
       ref.error = error;
-      return ref;
+      return false;
     }
     if (i == 0) {
-      // KernelBench problems reach gigabytes per input: the plan fits the problem into the memory
-      // budget, parent and workers together (memory_plan.hpp), or says what it would need.
-      set_bytes one{bytes_of(t.inputs), bytes_of(t.outputs)};
-      ref.set_input_bytes = one.inputs;
-      ref.set_output_bytes = one.outputs;
-      ref.output_shapes = shapes_of(t.outputs);
-      std::optional<memory_plan> plan = fit_memory(one, trials, timing_sets, o.memory_budget);
-      if (!plan) {
-        ref.error = beyond_budget(one, true, o);
-        return ref;
-      }
-      ref.keep_trials = plan->keep_trials;
-      if (plan->timing_sets < timing_sets)
-        ref.reduced = fmt::format("{} timing set(s) instead of {}: one set of inputs and outputs is {}, the memory "
-                                  "budget {}",
-                                  plan->timing_sets, timing_sets, gib_text(one.inputs + one.outputs),
-                                  gib_text(o.memory_budget));
-      timing_sets = plan->timing_sets;
+      if (!plan_memory(t, trials, run, ref, timing_sets)) return false;
       if (!ref.keep_trials && audit) tally.emplace();
     }
     // A distribution outside the problem's domain (log of a negative) makes the reference itself
@@ -264,20 +220,19 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     ref.trials.push_back(std::move(t));
   }
   if (tally) ref.audit = tally->result(problem.id);
-  if (!o.timing) {
-    // Trials the parent does not keep are made again by this worker.
-    if (ref.keep_trials) s.stop();
-    else ref.worker = std::shared_ptr<session>(std::move(started));
-    return ref;
-  }
-  // The timing sets stay in this worker, which passes them on to every worker that times; the
-  // parent reads each once, for the shapes of symmetric inputs.
+  return true;
+}
+
+// The timing sets stay in the reference's worker, which passes them on to every worker that times
+// (timing_sets.hpp); the parent reads each once, for the shapes of symmetric inputs.
+bool keep_timing_sets(session& s, const run_state& run, int timing_sets, reference_data& ref) {
   for (int k = 0; k < timing_sets; ++k) {
-    answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":0,"keep_set":{})", trial_seed(o.seed, 100 + k), k),
-                      {}, o.run_timeout);
+    answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":0,"keep_set":{})",
+                                  trial_seed(run.seed, 100 + k), k),
+                      {}, run.options.run_timeout);
     if (in.failure != worker_failure::none || !in.ok) {
       ref.error = "get_inputs() failed: " + describe(in);
-      return ref;
+      return false;
     }
     std::vector<tensor> inputs = wire::decode(in.doc["tensors"].get_array().value(), std::move(in.payload));
     if (k == 0)
@@ -285,22 +240,27 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     recycle(inputs);
   }
   ref.timing_sets = timing_sets;
-  if (!o.baselines) {
-    // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
-    ref.worker = std::shared_ptr<session>(std::move(started));
-    return ref;
-  }
-  if (before) before();
-  if (device != "cpu" && !device_ceilings) {
-    answer c = s.ask(R"("op":"ceilings")", {}, o.run_timeout);
-    if (c.failure == worker_failure::none && c.ok)
-      device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
-  }
-  // Every timing runs on the sets this worker keeps.
-  std::string request = timing_request(o, ref, false, o.hold_launches);
+  return true;
+}
+
+// The device's ceilings, once per lane (on a GPU): the speed-of-light floor's denominators.
+void measure_ceilings(session& s, const run_state& run, const std::string& device,
+                      std::optional<ceilings>& device_ceilings) {
+  if (device == "cpu" || device_ceilings) return;
+  answer c = s.ask(R"("op":"ceilings")", {}, run.options.run_timeout);
+  if (c.failure == worker_failure::none && c.ok)
+    device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
+}
+
+// The baselines, timed on the sets the worker keeps: eager (and from it what the harness costs
+// around a call), its FLOPs for the speed-of-light floor, then compiled. Held timings are repeated
+// with the dispatch included, for candidates that cannot be held.
+bool time_baselines(session& s, const run_state& run, const std::string& device,
+                    const std::optional<ceilings>& device_ceilings, reference_data& ref) {
+  const eval_options& o = run.options;
+  std::string request = timing_request(limits_of(o), ref, false, o.hold_launches);
   std::string kept_request = request;
-  std::string dispatch_request = timing_request(o, ref, false, false);
-  // Held timings are repeated with the dispatch included, for candidates that cannot be held.
+  std::string dispatch_request = timing_request(limits_of(o), ref, false, false);
   auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
     if (!held.held) return;
     answer d = s.ask(dispatch_request, {}, timeout);
@@ -309,7 +269,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
   answer eager = s.ask(request, {}, o.run_timeout * 10);
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);
-    return ref;
+    return false;
   }
   ref.eager = parse_timing(eager.doc["timing"]);
   // What the harness costs around a call, by the parent's clock: the bound on candidates' answers.
@@ -319,7 +279,7 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
     ref.wall_gap_ms = overhead.gap_ms;
   } catch (const std::exception& e) {
     ref.error = std::string("the reference's timing answer: ") + e.what();
-    return ref;
+    return false;
   }
   time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
   if (device != "cpu") {
@@ -340,6 +300,57 @@ reference_data prepare_reference(const problem_spec& problem, const eval_options
         time_dispatch(*ref.compiled, ref.compiled_dispatch, o.compile_timeout);
       }
     }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string remake_trial(const reference_data& ref, const trial_data& plan, const run_state& run, trial_data& out) {
+  out.seed = plan.seed;
+  out.distribution = plan.distribution;
+  made_trial made;
+  std::string error;
+  if (!ref.worker) return "the reference's worker is gone";
+  if (!make_trial(*ref.worker, run, out, false, made, error)) return error;
+  if (made.constants != ref.constants) return "get_inputs() returned other non-tensor arguments this time";
+  return {};
+}
+
+answer load_reference_model(session& s, const problem_spec& problem, const run_state& run, std::uint64_t init_seed) {
+  return s.ask(fmt::format(R"("op":"load","path":{},"build_dir":"","class":"Model","compile_only":false,"seed":{})",
+                           json_string(std::filesystem::absolute(problem.path).string()), init_seed),
+               {}, run.options.load_timeout);
+}
+
+std::string reference_label(const problem_spec& problem) {
+  return fmt::format("reference-{}", problem.hash.substr(0, 16));
+}
+
+reference_data prepare_reference(const problem_spec& problem, const run_state& run, const std::string& device,
+                                 std::optional<ceilings>& device_ceilings, const before_timing& before,
+                                 std::unique_ptr<session> started, bool audit) {
+  reference_data ref;
+  ref.init_seed = trial_seed(run.seed, 1000);
+  if (!started) {
+    started = std::make_unique<session>(run, device, reference_label(problem), std::map<std::string, std::string>{});
+    started->hello(run.options.load_timeout);
+  }
+  session& s = *started;
+  if (!load_model(s, problem, run, ref)) return ref;
+  int timing_sets = run.options.timing ? std::max(1, run.options.timing_sets) : 0;
+  if (!make_trials(s, problem, run, audit, ref, timing_sets)) return ref;
+  if (!run.options.timing) {
+    // Trials the parent does not keep are made again by this worker.
+    if (ref.keep_trials) s.stop();
+    else ref.worker = std::shared_ptr<session>(std::move(started));
+    return ref;
+  }
+  if (!keep_timing_sets(s, run, timing_sets, ref)) return ref;
+  if (run.options.baselines) {
+    if (before) before();
+    measure_ceilings(s, run, device, device_ceilings);
+    if (!time_baselines(s, run, device, device_ceilings, ref)) return ref;
   }
   // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
   ref.worker = std::shared_ptr<session>(std::move(started));

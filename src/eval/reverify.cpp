@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/loaders.hpp"
+#include "headroom/eval/run_state.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/output_file.hpp"
 

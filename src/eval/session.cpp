@@ -1,9 +1,9 @@
+// A conversation with one worker (session.hpp).
 #include "session.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -23,21 +23,22 @@ namespace headroom::eval {
 using util::json_string;
 using record::timing_summary;
 
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
+std::string describe(const answer& a) {
+  if (a.failure != worker_failure::none) return a.detail;
+  return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
 }
 
-session::session(const eval_options& options, const std::string& device, const std::string& label,
+session::session(const run_state& run, const std::string& device, const std::string& label,
                  const std::map<std::string, std::string>& env, std::optional<sandbox::policy> isolation)
-    : device_(device), poison_allocator_(options.poison_allocator.string()), op_record_path_(options.op_record.string()) {
+    : device_(device),
+      poison_allocator_(run.options.poison_allocator.string()),
+      op_record_path_(run.options.op_record.string()) {
+  const eval_options& options = run.options;
   worker_launch launch;
   launch.worker = options.worker;
   launch.python = options.python;
   launch.log = options.cache / "logs" / (label + ".log");
-  launch.env = options.worker_env;
+  launch.env = run.worker_env;
   for (const auto& [k, v] : env) launch.env[k] = v;
   launch.env["PYTHONDONTWRITEBYTECODE"] = "1";
   launch.env["PYTHONUNBUFFERED"] = "1";
@@ -205,81 +206,9 @@ answer session::hello(std::chrono::seconds timeout, bool warm_record) {
   return a;
 }
 
-// The process is forked here, on the calling thread: the worker's parent-death signal fires when the
-// thread that forked it ends (prctl PR_SET_PDEATHSIG), so it must be the long-lived evaluation
-// thread, not the helper thread that only waits for the greeting.
-session_start::session_start(const eval_options& options, const std::string& device, const std::string& label,
-                             bool warm_record, std::optional<sandbox::policy> isolation) {
-  auto s = std::make_unique<session>(options, device, label, std::map<std::string, std::string>{}, std::move(isolation));
-  auto timeout = options.load_timeout;
-  started_ = std::async(std::launch::async, [s = std::move(s), timeout, warm_record]() mutable {
-    s->hello(timeout, warm_record);
-    return std::move(s);
-  });
-}
-
-// An unused start (the evaluation before it threw) is waited for and its worker stopped.
-session_start::~session_start() {
-  if (!started_.valid()) return;
-  try {
-    started_.get();
-  } catch (...) {
-  }
-}
-
-void session_start::wait() const {
-  if (started_.valid()) started_.wait();
-}
-
-std::unique_ptr<session> session_start::take() { return started_.get(); }
-
-std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
-  // splitmix64: well-spread seeds from one run seed.
-  std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(index + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (z ^ (z >> 31)) & 0x7fffffffffffull;
-}
-
-int trial_distribution(int index) { return index < 4 ? index : 0; }
-
-std::string describe(const answer& a) {
-  if (a.failure != worker_failure::none) return a.detail;
-  return a.message + (a.traceback.empty() ? "" : "\n" + a.traceback);
-}
-
-std::string timing_request(const eval_options& o, const reference_data& ref, bool check_outputs, bool hold,
-                           std::uint64_t sketch_seed) {
-  std::string sym;
-  for (std::uint64_t n : ref.symmetric) sym += fmt::format("{}{}", sym.empty() ? "" : ",", n);
-  return fmt::format(
-      R"("op":"time","set_count":{},"warmup":{},"min_samples":{},"max_samples":{},"max_seconds":{},"target_spread":{},"check_bytes":{},"check_outputs":{},"hold":{},"symmetric":[{}],"sketch_seed":{},{})",
-      ref.timing_sets, o.warmup, o.min_samples, o.max_samples, o.max_seconds, o.target_spread, o.check_bytes,
-      check_outputs, hold, sym, sketch_seed, keep_heap(ref));
-}
-
-std::string keep_heap(const reference_data& ref) { return fmt::format(R"("keep_heap":{})", ref.keep_trials); }
-
-timing_summary parse_timing(simdjson::dom::element t) {
-  timing_summary s;
-  s.samples = static_cast<int>(t["samples"].get_int64().value());
-  s.median_ms = t["median_ms"].get_double().value();
-  s.mean_ms = t["mean_ms"].get_double().value();
-  s.stddev_ms = t["stddev_ms"].get_double().value();
-  s.min_ms = t["min_ms"].get_double().value();
-  s.max_ms = t["max_ms"].get_double().value();
-  s.rel_spread = t["rel_spread"].get_double().value();
-  s.wall_median_ms = t["wall_median_ms"].get_double().value();
-  s.score_ms = t["score_ms"].get_double().value();
-  if (t["host_median_ms"].get_double().get(s.host_median_ms)) s.host_median_ms = 0;
-  if (t["tail_median_ms"].get_double().get(s.tail_median_ms)) s.tail_median_ms = 0;
-  if (t["held"].get_bool().get(s.held)) s.held = false;
-  if (t["host_bound"].get_bool().get(s.host_bound)) s.host_bound = false;
-  if (t["device_median_ms"].get_double().get(s.device_median_ms)) s.device_median_ms = 0;
-  if (t["device_cost_ms"].get_double().get(s.device_cost_ms)) s.device_cost_ms = 0;
-  std::string_view mechanism;
-  if (!t["hold_mechanism"].get_string().get(mechanism)) s.hold_mechanism = mechanism;
-  return s;
+void recycle(std::vector<tensor>& tensors) {
+  for (tensor& t : tensors) payload_pool().give(std::move(t.bytes));
+  tensors.clear();
 }
 
 }  // namespace headroom::eval

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "headroom/eval/loaders.hpp"
 #include "headroom/record/evaluation.hpp"
 #include "headroom/util/error.hpp"
 

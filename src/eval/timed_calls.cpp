@@ -11,6 +11,7 @@
 #include "headroom/eval/check.hpp"
 #include "headroom/worker/timing_stats.hpp"
 #include "tensor_wire.hpp"
+#include "timing_request.hpp"
 
 namespace headroom::eval {
 
@@ -165,7 +166,7 @@ bool sketches_agree(const sketch& candidate, const sketch& reference, dtype type
 
 void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& calls, const timing_log& log,
                          const reference_data& ref, std::uint64_t sketch_seed, std::size_t random_calls,
-                         const eval_options& o) {
+                         const run_state& run) {
   if (!ref.worker || ref.trials.empty()) return;
   const std::vector<tensor>& shapes = ref.output_shapes;
   // Whole outputs the worker sent back, by call.
@@ -205,7 +206,7 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
   for (std::uint64_t n : ref.symmetric) symmetric += fmt::format("{}{}", symmetric.empty() ? "" : ",", n);
   answer r = ref.worker->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{},{})", list,
                                          symmetric, sketch_seed, keep_heap(ref)),
-                               {}, o.run_timeout * 2);
+                               {}, run.options.run_timeout * 2);
   if (r.failure != worker_failure::none || !r.ok) {
     // The reference failing to run again says nothing about the candidate: the check is skipped,
     // and the evaluation says so.

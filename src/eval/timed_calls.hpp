@@ -16,6 +16,8 @@
 #include "headroom/util/dtype.hpp"
 #include "headroom/worker/fresh_inputs.hpp"
 #include "judged.hpp"
+#include "headroom/eval/run_state.hpp"
+#include "reference_data.hpp"
 #include "session.hpp"
 #include "timing_log.hpp"
 
@@ -75,6 +77,6 @@ bool sketches_agree(const sketch& candidate, const sketch& reference, dtype type
 // (timed_output_mismatch) where they disagree. Nothing to check against (no reference worker): no check.
 void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& calls, const timing_log& log,
                          const reference_data& ref, std::uint64_t sketch_seed, std::size_t random_calls,
-                         const eval_options& o);
+                         const run_state& run);
 
 }  // namespace headroom::eval

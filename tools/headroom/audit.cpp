@@ -5,7 +5,9 @@
 
 #include "command.hpp"
 #include "eval_options.hpp"
+#include "headroom/eval/audit.hpp"
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/loaders.hpp"
 #include "headroom/report/eval_output.hpp"
 
 namespace headroom::cli {

@@ -10,6 +10,8 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/run_state.hpp"
 #include "headroom/eval/suite.hpp"
 #include "headroom/report/eval_output.hpp"
 #include "headroom/store/results_store.hpp"

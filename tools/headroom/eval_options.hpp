@@ -3,7 +3,7 @@
 // checks' and the timing loop's settings.
 #include <CLI/CLI.hpp>
 
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/options.hpp"
 
 namespace headroom::cli {
 

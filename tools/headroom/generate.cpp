@@ -10,6 +10,7 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/orchestrator.hpp"
 #include "headroom/generate/generation.hpp"
 #include "headroom/generate/model_config.hpp"
 #include "headroom/report/eval_output.hpp"

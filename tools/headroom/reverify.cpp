@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "eval_options.hpp"
 #include "headroom/eval/check.hpp"
+#include "headroom/eval/orchestrator.hpp"
 #include "headroom/eval/reverify.hpp"
 #include "headroom/report/eval_output.hpp"
 #include "headroom/store/results_store.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/job.hpp"
 #include "headroom/record/verdict.hpp"
 
 namespace headroom::eval {

@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/job.hpp"
 #include "headroom/record/evaluation.hpp"
+
+namespace headroom::store {
+class results_store;
+}
 
 namespace headroom::eval {
 
@@ -29,6 +33,6 @@ kernelbench_run read_kernelbench_run(const std::filesystem::path& runs_dir, cons
 
 // Stores the run's evaluations with their candidates' and problems' texts, in one transaction: all
 // of it or, interrupted, none.
-void import_kernelbench_run(results_store& into, const kernelbench_run& run);
+void import_kernelbench_run(store::results_store& into, const kernelbench_run& run);
 
 }  // namespace headroom::eval

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/job.hpp"
+#include "headroom/eval/options.hpp"
 #include "headroom/eval/results_store.hpp"
 
 namespace headroom::eval {

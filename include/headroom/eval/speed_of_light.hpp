@@ -1,4 +1,5 @@
 #pragma once
+// The speed-of-light floor of a problem on a device (docs/eval.md, "Timing").
 #include <optional>
 
 namespace headroom::eval {

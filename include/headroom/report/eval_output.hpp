@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/orchestrator.hpp"
+#include "headroom/eval/audit.hpp"
+#include "headroom/eval/job.hpp"
 #include "headroom/eval/reverify.hpp"
 #include "headroom/eval/suite.hpp"
 #include "headroom/record/evaluation.hpp"

@@ -2,7 +2,7 @@
 // that happens to be the right answer (the mean of a one-element loss) is not counted against it.
 #include <gtest/gtest.h>
 
-#include "eval/session.hpp"
+#include "eval/audit_tally.hpp"
 
 namespace headroom::eval {
 namespace {

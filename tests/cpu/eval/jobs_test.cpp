@@ -1,4 +1,5 @@
 #include "headroom/eval/jobs.hpp"
+#include "headroom/eval/loaders.hpp"
 #include "headroom/eval/suite.hpp"
 
 #include <gtest/gtest.h>

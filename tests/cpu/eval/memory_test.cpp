@@ -108,17 +108,17 @@ TEST(MemoryPlan, GrowsWithTheProblemItsSetsAndItsTiming) {
 TEST(MemoryBudget, ACandidatesEvaluationWorkerMayWriteAnswersAsLargeAsTheBudget) {
   const std::filesystem::path cache =
       std::filesystem::temp_directory_path() / ("headroom-memory-test-" + std::to_string(::getpid()));
-  eval_options o;
-  o.cache = cache;
-  o.memory_budget = 6ull << 30;
+  run_state run;
+  run.options.cache = cache;
+  run.memory_budget = 6ull << 30;
   candidate_spec c;
   c.hash = "0123456789abcdef";
   c.text = "class ModelNew: pass\n";
   const std::uint64_t default_limit = sandbox::policy{}.limits.file_bytes;
-  EXPECT_GE(candidate_policy(o, "cpu", c, false, {}).limits.file_bytes, o.memory_budget);
-  EXPECT_EQ(candidate_policy(o, "cpu", c, true, {}).limits.file_bytes, default_limit);
-  o.memory_budget = 1ull << 30;  // a budget below the default never lowers it
-  EXPECT_EQ(candidate_policy(o, "cpu", c, false, {}).limits.file_bytes, default_limit);
+  EXPECT_GE(candidate_policy(run, "cpu", c, false, {}).limits.file_bytes, run.memory_budget);
+  EXPECT_EQ(candidate_policy(run, "cpu", c, true, {}).limits.file_bytes, default_limit);
+  run.memory_budget = 1ull << 30;  // a budget below the default never lowers it
+  EXPECT_EQ(candidate_policy(run, "cpu", c, false, {}).limits.file_bytes, default_limit);
   std::filesystem::remove_all(cache);
 }
 

@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "headroom/eval/orchestrator.hpp"
-#include "session.hpp"
+#include "headroom/eval/audit.hpp"
+#include "headroom/eval/tensor.hpp"
+#include "reference_data.hpp"
+#include "trial_plan.hpp"
 
 namespace headroom::eval {
 
@@ -26,5 +28,8 @@ class audit_tally {
   int trials_ = 0;
   tensor scratch_;  // every fake in turn, in one buffer
 };
+
+// The audit of a problem from reference data already prepared (no further worker runs).
+audit_result audit_reference(const std::string& problem_id, const reference_data& ref);
 
 }  // namespace headroom::eval
