@@ -43,10 +43,14 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 // The child's side, from fork to exec: async-signal-safe calls only. Never returns.
 [[noreturn]] void become(const spawn_spec& spec, std::vector<std::string>& candidates, char* const* argv,
-                         char* const* envp, int report, int lowest_free) {
+                         char* const* envp, int report, int lowest_free, pid_t parent) {
   if (spec.grouping == process_grouping::own_group) ::setpgid(0, 0);
   if (spec.grouping == process_grouping::own_session) ::setsid();
-  if (spec.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (spec.die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A parent that died between fork and prctl sent nothing: the child would outlive it.
+    if (::getppid() != parent) ::_exit(127);
+  }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
@@ -85,6 +89,7 @@ spawned spawn(const spawn_spec& spec) {
 
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int e = errno;
@@ -92,7 +97,7 @@ spawned spawn(const spawn_spec& spec) {
     ::close(report[1]);
     throw std::system_error(e, std::generic_category(), "fork");
   }
-  if (pid == 0) become(spec, candidates, argv.data(), envp.data(), report[1], lowest_free);
+  if (pid == 0) become(spec, candidates, argv.data(), envp.data(), report[1], lowest_free, parent);
   // As well as in the child, whichever runs first. A session leader sets its own: a process group
   // leader could not start a session.
   if (spec.grouping == process_grouping::own_group) ::setpgid(pid, pid);
