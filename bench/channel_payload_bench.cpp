@@ -66,7 +66,9 @@ int main(int argc, char** argv) {
     std::printf("round %d: file %.3f s, region %.3f s\n", r + 1, file_s.back(), region_s.back());
   }
   const double f = median(file_s), g = median(region_s);
-  std::printf("%zu MiB, %d rounds, writer threads %u: median file %.3f s (%.2f GB/s), region %.3f s (%.2f GB/s), "
-              "region/file %.2f\n", mib, rounds, threads, f, payload.size() / f / 1e9, g, payload.size() / g / 1e9, g / f);
+  std::printf(
+      "%zu MiB, %d rounds, writer threads %u: median file %.3f s (%.2f GB/s), region %.3f s (%.2f GB/s), "
+      "region/file %.2f\n",
+      mib, rounds, threads, f, payload.size() / f / 1e9, g, payload.size() / g / 1e9, g / f);
   close(region.fd);
 }

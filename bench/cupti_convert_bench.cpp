@@ -30,10 +30,10 @@ std::vector<std::string> kernel_names() {
   std::uniform_int_distribution<int> tile(0, 3), stages(2, 7), align(1, 16);
   const int tiles[] = {64, 128, 256, 32};
   for (std::size_t i = 0; i < distinct_names; ++i) {
-    names.push_back(fmt::format(
-        "_ZN7cutlass6KernelINS_4gemm6kernel4GemmINS1_11threadblock12MmaPipelined"
-        "INS1_9GemmShapeILi{}ELi{}ELi{}EEELi{}ELi{}E{}EEEEvNT_6ParamsE",
-        tiles[tile(rng)], tiles[tile(rng)], tiles[tile(rng)] / 2, stages(rng), align(rng), i));
+    names.push_back(
+        fmt::format("_ZN7cutlass6KernelINS_4gemm6kernel4GemmINS1_11threadblock12MmaPipelined"
+                    "INS1_9GemmShapeILi{}ELi{}ELi{}EEELi{}ELi{}E{}EEEEvNT_6ParamsE",
+                    tiles[tile(rng)], tiles[tile(rng)], tiles[tile(rng)] / 2, stages(rng), align(rng), i));
   }
   return names;
 }
@@ -83,9 +83,9 @@ void convert_kernels(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * records_per_run));
   // Seconds per record, printed with an SI prefix ("150n" is 150 ns).
-  state.counters["per_record"] = benchmark::Counter(
-      static_cast<double>(records_per_run),
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_record"] =
+      benchmark::Counter(static_cast<double>(records_per_run),
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["mean_name_chars"] = static_cast<double>(name_length) / static_cast<double>(names.size());
 }
 

@@ -15,8 +15,10 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: {} FILE [--chunk-mb N] [--batch-kb N] [--api-calls] [--geometry] [--zlib] [--read-ahead | --no-read-ahead]\n",
-               argv[0]);
+    fmt::print(
+        stderr,
+        "usage: {} FILE [--chunk-mb N] [--batch-kb N] [--api-calls] [--geometry] [--zlib] [--read-ahead | --no-read-ahead]\n",
+        argv[0]);
     return 2;
   }
   headroom::trace::read_options options;

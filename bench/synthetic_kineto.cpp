@@ -143,8 +143,8 @@ int main(int argc, char** argv) {
         const char* op = c == 0 ? kk.op : c == 1 ? "aten::empty_strided" : "aten::as_strided";
         w.print(R"J(,
   {{"ph": "X", "cat": "cpu_op", "name": "{}", "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {{"External id": {}, "Record function id": 0, "Ev Idx": {}, "Sequence number": {}, "Fwd thread id": 0, "Input Dims": [[{}, {}], [{}, {}], []], "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"], "Input Strides": [[{}, 1], [{}, 1], []], "Concrete Inputs": ["", "", "1"]}}}})J",
-                op, pid, tid, us(op_start + c * 900), us(9000 - c * 2500), external++, external, external, m, n, n, m, n,
-                m);
+                op, pid, tid, us(op_start + c * 900), us(9000 - c * 2500), external++, external, external, m, n, n, m,
+                n, m);
       }
       const std::uint64_t launch = op_start + 3000 + r.below(2000);
       const std::uint64_t corr = correlation++;
@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
   {{"ph": "s", "id": {}, "pid": {}, "tid": {}, "ts": {}, "cat": "ac2g", "name": "ac2g"}})J",
               corr, pid, tid, us(launch));
       const std::uint64_t gpu_start = now_ns + 20000;
-      const std::uint64_t dur = static_cast<std::uint64_t>(kk.mean_ns / 2) + r.below(static_cast<std::uint64_t>(kk.mean_ns));
+      const std::uint64_t dur =
+          static_cast<std::uint64_t>(kk.mean_ns / 2) + r.below(static_cast<std::uint64_t>(kk.mean_ns));
       if (copy) {
         w.print(R"J(,
   {{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": {}, "ts": {}, "dur": {}, "args": {{"External id": {}, "device": 0, "context": 1, "stream": {}, "correlation": {}, "bytes": {}, "memory bandwidth (GB/s)": 21.4}}}})J",

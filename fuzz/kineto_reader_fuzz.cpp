@@ -28,7 +28,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& l : t.launches) {
       if (l.name >= t.strings.size() || l.correlation == 0) __builtin_trap();
     }
-  } catch (const headroom::input_error&) {
-  }
+  } catch (const headroom::input_error&) {}
   return 0;
 }

@@ -120,9 +120,10 @@ int main(int argc, char** argv) {
     }
     if (round >= 2) ns_per_launch.push_back(std::chrono::duration<double, std::nano>(end - start).count() / o.launches);
   }
-  std::printf("{\"api\": \"%s\", \"launches\": %d, \"rounds\": %d, \"queries\": %d, \"median_ns\": %.1f, "
-              "\"q1_ns\": %.1f, \"q3_ns\": %.1f}\n",
-              o.driver ? "driver" : "runtime", o.launches, o.rounds, o.queries, quantile(ns_per_launch, 0.5),
-              quantile(ns_per_launch, 0.25), quantile(ns_per_launch, 0.75));
+  std::printf(
+      "{\"api\": \"%s\", \"launches\": %d, \"rounds\": %d, \"queries\": %d, \"median_ns\": %.1f, "
+      "\"q1_ns\": %.1f, \"q3_ns\": %.1f}\n",
+      o.driver ? "driver" : "runtime", o.launches, o.rounds, o.queries, quantile(ns_per_launch, 0.5),
+      quantile(ns_per_launch, 0.25), quantile(ns_per_launch, 0.75));
   return 0;
 }

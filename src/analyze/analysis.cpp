@@ -83,7 +83,8 @@ std::string timeline_label(const trace::trace& t, std::uint16_t process, std::in
   }
   if (device < 0) return who + " / unknown device";
   for (const auto& d : t.devices) {
-    if (d.process == process && d.id == device && !d.name.empty()) return fmt::format("{} / GPU {} ({})", who, device, d.name);
+    if (d.process == process && d.id == device && !d.name.empty())
+      return fmt::format("{} / GPU {} ({})", who, device, d.name);
   }
   return fmt::format("{} / GPU {}", who, device);
 }
@@ -202,7 +203,8 @@ timeline_report measure(const trace::trace& t, const timeline& tl, const window&
   for (std::size_t i = 0; i < group_count; ++i) r.groups[i].busy = by_group[i].length();
   if (attribution) {
     const auto given = attribution->finish();
-    for (std::size_t i = 0; i < class_count; ++i) r.attributed[i / classify::category_count][i % classify::category_count] = given[i];
+    for (std::size_t i = 0; i < class_count; ++i)
+      r.attributed[i / classify::category_count][i % classify::category_count] = given[i];
   }
   return r;
 }
@@ -219,7 +221,8 @@ std::vector<kernel_row> top_rows(const trace::trace& t, const name_totals& names
   for (std::size_t i = 0; i < keep; ++i) {
     const auto k = c.classify(t.strings[v[i].first]);
     rows.push_back({std::string(t.strings[v[i].first]), k.cat, k.prov, std::string(k.rule), v[i].second.total,
-                    v[i].second.count, wall > 0 ? static_cast<double>(v[i].second.total) / static_cast<double>(wall) : 0.0});
+                    v[i].second.count,
+                    wall > 0 ? static_cast<double>(v[i].second.total) / static_cast<double>(wall) : 0.0});
   }
   return rows;
 }
@@ -227,7 +230,7 @@ std::vector<kernel_row> top_rows(const trace::trace& t, const name_totals& names
 }  // namespace
 
 std::vector<std::int16_t> assign_groups(const trace::trace& t, const classify::classifier& c,
-                                       const std::vector<activity_group>& groups) {
+                                        const std::vector<activity_group>& groups) {
   activity_classes classes(t, c);
   group_matcher matcher(t, groups);
   std::vector<std::int16_t> out(t.activities.size(), -1);
@@ -256,7 +259,9 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   for (const auto& tl : timelines) {
     window w;
     switch (o.mode) {
-      case window_mode::whole: w = whole_window(t, tl); break;
+      case window_mode::whole:
+        w = whole_window(t, tl);
+        break;
       case window_mode::explicit_bounds:
         w.source = window_source::explicit_bounds;
         w.start = first + o.window_start;
@@ -266,7 +271,8 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
         if (!tl.activities.empty()) {
           const auto a = first_starting_at(t, tl, w.start);
           const auto b = last_ending_by(t, tl, w.end);
-          if (t.activities[a].start < w.end && t.activities[b].end > t.activities[a].start) w.boundaries = {{a, false}, {b, true}};
+          if (t.activities[a].start < w.end && t.activities[b].end > t.activities[a].start)
+            w.boundaries = {{a, false}, {b, true}};
         }
         break;
       case window_mode::steady_state:
@@ -315,7 +321,8 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
     }
   }
   tot.win.source = rep.timelines.empty() ? window_source::whole_span : rep.timelines.front().win.source;
-  tot.win.description = fmt::format("sum of the {} timeline window{}", rep.timelines.size(), rep.timelines.size() == 1 ? "" : "s");
+  tot.win.description =
+      fmt::format("sum of the {} timeline window{}", rep.timelines.size(), rep.timelines.size() == 1 ? "" : "s");
   tot.top_kernels = top_rows(t, all_names, c, tot.wall, o.top_kernels);
 
   auto& notes = rep.notes;
@@ -325,24 +332,31 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   }
   if (t.activities.empty()) notes.push_back("no GPU activity in this trace: nothing to measure");
   if (!t.platform.empty() && t.platform != "cuda") {
-    notes.push_back(fmt::format("platform {}: the classification rules are CUDA-centric, so vendor kernels of this "
-                                "platform may count as custom (addressable)", t.platform));
+    notes.push_back(
+        fmt::format("platform {}: the classification rules are CUDA-centric, so vendor kernels of this "
+                    "platform may count as custom (addressable)",
+                    t.platform));
   }
   for (const auto& f : fallbacks) {
-    notes.push_back(fmt::format("{}: no step markers and no repeating kernel sequence; the window is the whole span, "
-                                "warm-up included", f));
+    notes.push_back(
+        fmt::format("{}: no step markers and no repeating kernel sequence; the window is the whole span, "
+                    "warm-up included",
+                    f));
   }
   for (const auto& r : rep.timelines) {
-    if (r.device < 0) notes.push_back(fmt::format("{}: activities without a device id are measured on a timeline of their own", r.label));
+    if (r.device < 0)
+      notes.push_back(
+          fmt::format("{}: activities without a device id are measured on a timeline of their own", r.label));
     if (r.wall <= 0) notes.push_back(fmt::format("{}: the window is empty", r.label));
     // A step of one or two kernels gives exact but meaningless shares (one kernel is 100% busy).
     std::uint64_t in_window = 0;
     for (const auto& c : r.by_category) in_window += c.count;
     constexpr std::uint64_t few_activities = 20;
     if (r.wall > 0 && in_window < few_activities) {
-      notes.push_back(fmt::format("{}: the window holds only {} GPU activit{} over {} ns; its shares describe that span "
-                                  "alone (--window whole measures the whole trace)",
-                                  r.label, in_window, in_window == 1 ? "y" : "ies", r.wall));
+      notes.push_back(
+          fmt::format("{}: the window holds only {} GPU activit{} over {} ns; its shares describe that span "
+                      "alone (--window whole measures the whole trace)",
+                      r.label, in_window, in_window == 1 ? "y" : "ies", r.wall));
     }
   }
   if (t.dropped_records > 0) {
@@ -350,7 +364,8 @@ analysis_report analyze(const trace::trace& t, const classify::classifier& c, co
   }
   for (const auto& w : t.warnings) {
     if (w.lost) continue;
-    notes.push_back(w.count > 1 ? fmt::format("reader: {} ({} times)", w.what, w.count) : fmt::format("reader: {}", w.what));
+    notes.push_back(w.count > 1 ? fmt::format("reader: {} ({} times)", w.what, w.count)
+                                : fmt::format("reader: {}", w.what));
   }
   return rep;
 }

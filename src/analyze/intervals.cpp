@@ -57,7 +57,8 @@ interval_union intersect(const interval_union& a, const interval_union& b) {
   while (i < a.size() && j < b.size()) {
     const interval c{std::max(a[i].start, b[j].start), std::min(a[i].end, b[j].end)};
     if (c.end > c.start) out.push_back(c);
-    if (a[i].end < b[j].end) ++i; else ++j;
+    if (a[i].end < b[j].end) ++i;
+    else ++j;
   }
   return out;
 }

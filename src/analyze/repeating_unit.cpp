@@ -10,7 +10,7 @@ struct candidate {
   trace::string_id anchor;
   std::size_t period;
   std::size_t run_first;  // index into the anchor's occurrences where its longest regular run starts
-  std::size_t run_gaps;   // gaps of exactly `period` in that run
+  std::size_t run_gaps;  // gaps of exactly `period` in that run
   std::vector<std::size_t> const* positions;
 };
 
@@ -61,7 +61,10 @@ std::optional<repeating_unit> find_repeating_unit(std::span<const trace::string_
     // Longest run of consecutive gaps equal to the mode.
     std::size_t run_first = 0, run_len = 0;
     for (std::size_t k = 0; k < gaps.size();) {
-      if (gaps[k] != mode) { ++k; continue; }
+      if (gaps[k] != mode) {
+        ++k;
+        continue;
+      }
       std::size_t j = k;
       while (j < gaps.size() && gaps[j] == mode) ++j;
       if (j - k > run_len) run_len = j - k, run_first = k;

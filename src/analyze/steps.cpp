@@ -11,9 +11,12 @@ namespace headroom::analyze {
 
 std::string_view to_string(step_mapping m) {
   switch (m) {
-    case step_mapping::correlation: return "GPU spans through launch correlation";
-    case step_mapping::gpu_annotation: return "GPU spans from gpu_user_annotation ranges";
-    case step_mapping::cpu_range: return "host ranges used as they are (no launch correlation)";
+    case step_mapping::correlation:
+      return "GPU spans through launch correlation";
+    case step_mapping::gpu_annotation:
+      return "GPU spans from gpu_user_annotation ranges";
+    case step_mapping::cpu_range:
+      return "host ranges used as they are (no launch correlation)";
   }
   return "?";
 }
@@ -61,7 +64,8 @@ step_finder::step_finder(const trace::trace& t, const std::string& marker_regex)
   };
   const auto api_count = static_cast<std::uint32_t>(t.api_calls.size());
   for (std::uint32_t i = 0; i < api_count; ++i) consider(t.api_calls[i].correlation, t.api_calls[i].process, i);
-  for (std::uint32_t i = 0; i < t.launches.size(); ++i) consider(t.launches[i].correlation, t.launches[i].process, api_count + i);
+  for (std::uint32_t i = 0; i < t.launches.size(); ++i)
+    consider(t.launches[i].correlation, t.launches[i].process, api_count + i);
   const auto by_call_start = [&](std::uint32_t a, std::uint32_t b) { return call_at(a).start < call_at(b).start; };
   // Readers mostly keep the file's order, which is usually time order already.
   for (auto& v : api_by_process_) {
@@ -107,7 +111,11 @@ std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, ste
 
   if (!cpu.empty() && !api.empty()) {
     how = step_mapping::correlation;
-    struct mapped { step s; bool work; std::uint64_t unrecorded; };
+    struct mapped {
+      step s;
+      bool work;
+      std::uint64_t unrecorded;
+    };
     std::vector<mapped> all;
     for (auto ri : cpu) {
       const auto& r = t_.ranges[ri];
@@ -117,10 +125,11 @@ std::vector<step_finder::step> step_finder::mapped_steps(const timeline& tl, ste
       for (; it != api.end(); ++it) {
         const auto c = call_at(*it);
         if (c.start >= r.end) break;
-        auto lo = std::lower_bound(by_correlation_.begin(), by_correlation_.end(), c, [&](std::uint32_t i, const call& k) {
-          const auto& a = t_.activities[i];
-          return std::tie(a.process, a.correlation) < std::tie(k.process, k.correlation);
-        });
+        auto lo =
+            std::lower_bound(by_correlation_.begin(), by_correlation_.end(), c, [&](std::uint32_t i, const call& k) {
+              const auto& a = t_.activities[i];
+              return std::tie(a.process, a.correlation) < std::tie(k.process, k.correlation);
+            });
         bool any = false;
         for (; lo != by_correlation_.end(); ++lo) {
           const auto& a = t_.activities[*lo];
@@ -190,7 +199,9 @@ std::optional<window> step_finder::steady_window(const timeline& tl, int warmup)
   }
   w.steps = last - first + 1;
   w.skipped_warmup = first;
-  const auto anchor = [&](const step& s) { return s.first != no_activity ? s.first : first_starting_at(t_, tl, s.start); };
+  const auto anchor = [&](const step& s) {
+    return s.first != no_activity ? s.first : first_starting_at(t_, tl, s.start);
+  };
   if (start_to_start) {
     for (int k = first; k < n; ++k) w.boundaries.push_back({anchor(steps[static_cast<std::size_t>(k)]), false});
   } else {
@@ -202,7 +213,8 @@ std::optional<window> step_finder::steady_window(const timeline& tl, int warmup)
   }
   std::string counts;
   if (first > 0) counts += fmt::format(", {} skipped as warm-up", first);
-  if (dropped > 0) counts += fmt::format(", {} without work on this device or cut off at the trace's edge dropped", dropped);
+  if (dropped > 0)
+    counts += fmt::format(", {} without work on this device or cut off at the trace's edge dropped", dropped);
   w.description = fmt::format("steps {} ({} step{}{}; {}{})",
                               step_span_name(t_.strings[steps[static_cast<std::size_t>(first)].name],
                                              t_.strings[steps[static_cast<std::size_t>(last)].name]),

@@ -10,19 +10,26 @@ namespace headroom::analyze {
 
 std::string_view to_string(window_source s) {
   switch (s) {
-    case window_source::step_markers: return "step_markers";
-    case window_source::repeating_unit: return "repeating_unit";
-    case window_source::whole_span: return "whole_span";
-    case window_source::explicit_bounds: return "explicit";
+    case window_source::step_markers:
+      return "step_markers";
+    case window_source::repeating_unit:
+      return "repeating_unit";
+    case window_source::whole_span:
+      return "whole_span";
+    case window_source::explicit_bounds:
+      return "explicit";
   }
   return "?";
 }
 
 std::string_view to_string(window_mode m) {
   switch (m) {
-    case window_mode::steady_state: return "steady";
-    case window_mode::whole: return "whole";
-    case window_mode::explicit_bounds: return "explicit";
+    case window_mode::steady_state:
+      return "steady";
+    case window_mode::whole:
+      return "whole";
+    case window_mode::explicit_bounds:
+      return "explicit";
   }
   return "?";
 }
@@ -32,7 +39,8 @@ namespace {
 // "12.5ms" -> 12500000; a bare number is nanoseconds.
 time_ns parse_bound(std::string_view text, std::string_view spec) {
   const auto bad = [&](std::string_view why) {
-    return input_error(fmt::format("--window '{}': {} (expected START:END such as 12.5ms:40ms, or steady, or whole)", spec, why));
+    return input_error(
+        fmt::format("--window '{}': {} (expected START:END such as 12.5ms:40ms, or steady, or whole)", spec, why));
   };
   if (text.empty()) throw bad("a bound is empty");
   double value = 0;

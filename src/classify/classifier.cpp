@@ -13,8 +13,8 @@
 namespace headroom::classify {
 
 struct classifier::impl {
-  std::deque<rule> storage;         // stable addresses: classifications hold views into rules
-  std::vector<const rule*> order;   // the order rules are tried in
+  std::deque<rule> storage;  // stable addresses: classifications hold views into rules
+  std::vector<const rule*> order;  // the order rules are tried in
 
   void add(std::vector<rule> rules, bool in_front) {
     std::vector<const rule*> added;

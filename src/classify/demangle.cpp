@@ -12,8 +12,8 @@ namespace {
 
 std::optional<std::string> try_demangle(const std::string& mangled) {
   int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
+  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                  &std::free);
   if (status != 0 || !out) return std::nullopt;
   return std::string(out.get());
 }

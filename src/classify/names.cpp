@@ -6,8 +6,8 @@
 namespace headroom::classify {
 namespace {
 constexpr std::array<std::string_view, category_count> category_names{
-    "gemm", "attention", "convolution", "normalization", "softmax", "elementwise", "reduction",
-    "embedding", "sort_scan", "optimizer", "communication", "memory", "other"};
+    "gemm",      "attention", "convolution", "normalization", "softmax", "elementwise", "reduction",
+    "embedding", "sort_scan", "optimizer",   "communication", "memory",  "other"};
 constexpr std::array<std::string_view, provenance_count> provenance_names{
     "vendor_library", "framework", "compiler_generated", "custom", "communication", "runtime"};
 }  // namespace

@@ -28,9 +28,8 @@ std::string_view without_return_type(std::string_view text) {
 
 bool any_prefix(const std::vector<std::string>& prefixes, std::string_view text) {
   const std::string_view bare = without_return_type(text);
-  return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
-    return text.starts_with(p) || bare.starts_with(p);
-  });
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& p) { return text.starts_with(p) || bare.starts_with(p); });
 }
 
 bool any_found(const std::vector<needle>& needles, const indexed_text& text) {

@@ -13,8 +13,8 @@
 namespace headroom::classify {
 namespace {
 
-constexpr std::array known_keys{"id",       "prefix",   "contains", "not_contains", "regex", "on",
-                                "category", "provenance", "library", "note"};
+constexpr std::array known_keys{"id", "prefix",   "contains",   "not_contains", "regex",
+                                "on", "category", "provenance", "library",      "note"};
 
 class rule_reader {
  public:
@@ -62,7 +62,9 @@ class rule_reader {
     if (!cat) {
       fail(fmt::format("has an unknown category \"{}\" (known: gemm, attention, convolution, "
                        "normalization, softmax, elementwise, reduction, embedding, sort_scan, "
-                       "optimizer, communication, memory, other)", *cat_text), r.id);
+                       "optimizer, communication, memory, other)",
+                       *cat_text),
+           r.id);
     }
     r.cat = *cat;
 
@@ -71,7 +73,9 @@ class rule_reader {
     const auto prov = parse_provenance(*prov_text);
     if (!prov) {
       fail(fmt::format("has an unknown provenance \"{}\" (known: vendor_library, framework, "
-                       "compiler_generated, custom, communication, runtime)", *prov_text), r.id);
+                       "compiler_generated, custom, communication, runtime)",
+                       *prov_text),
+           r.id);
     }
     r.prov = *prov;
     r.library = optional_string("library", r.id).value_or("");
@@ -132,8 +136,10 @@ std::vector<rule> parse_rules(std::string_view text, std::string_view origin) {
   }
   for (auto&& [key, value] : doc) {
     if (key.str() != "rule") {
-      throw input_error(fmt::format("{}: unknown top-level key `{}` (line {}); a rule file holds only "
-                                    "[[rule]] entries", origin, key.str(), value.source().begin.line));
+      throw input_error(
+          fmt::format("{}: unknown top-level key `{}` (line {}); a rule file holds only "
+                      "[[rule]] entries",
+                      origin, key.str(), value.source().begin.line));
     }
   }
   std::vector<rule> rules;
@@ -147,8 +153,8 @@ std::vector<rule> parse_rules(std::string_view text, std::string_view origin) {
   for (std::size_t i = 0; i < array->size(); ++i) {
     rule r = rule_reader(origin, *array->get(i)->as_table(), i).read();
     if (!ids.insert(r.id).second) {
-      throw input_error(fmt::format("{}: rule \"{}\" (#{}) repeats an id used earlier in the file",
-                                    origin, r.id, i + 1));
+      throw input_error(
+          fmt::format("{}: rule \"{}\" (#{}) repeats an id used earlier in the file", origin, r.id, i + 1));
     }
     rules.push_back(std::move(r));
   }

@@ -54,8 +54,12 @@ struct cuda_staging {
     HEADROOM_CUDA_TRY(cudaMemcpyAsync(to, from, n, kind, stream));
     HEADROOM_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(events[b]), stream));
   }
-  void to_device(std::byte* dst, const std::byte* buf, std::size_t n, int b) const { start(dst, buf, n, cudaMemcpyHostToDevice, b); }
-  void to_host(std::byte* buf, const std::byte* src, std::size_t n, int b) const { start(buf, src, n, cudaMemcpyDeviceToHost, b); }
+  void to_device(std::byte* dst, const std::byte* buf, std::size_t n, int b) const {
+    start(dst, buf, n, cudaMemcpyHostToDevice, b);
+  }
+  void to_host(std::byte* buf, const std::byte* src, std::size_t n, int b) const {
+    start(buf, src, n, cudaMemcpyDeviceToHost, b);
+  }
   void finish() const { HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream)); }
   void host_copy(std::byte* to, const std::byte* from, std::size_t n) const {
     util::copy_in_pieces(to, from, n, piece_bytes, 0);
@@ -156,13 +160,16 @@ class cuda_device final : public worker::device {
     if (bytes == 0) return true;
     make_staging();
     cuda_staging ops{staging_, staging_done_, static_cast<cudaStream_t>(staging_stream_)};
-    return staged_equal(static_cast<const std::byte*>(src), static_cast<const std::byte*>(host), bytes, staging_bytes, ops);
+    return staged_equal(static_cast<const std::byte*>(src), static_cast<const std::byte*>(host), bytes, staging_bytes,
+                        ops);
   }
   void perturbed_copy(void* dst, const void* src, dtype type, std::size_t numel, std::uint64_t seed,
                       std::uint64_t symmetric_n) override {
-    HEADROOM_CUDA_TRY(launch_perturbed_copy(dst, src, type, numel, seed, symmetric_n, reinterpret_cast<cudaStream_t>(stream_)));
+    HEADROOM_CUDA_TRY(
+        launch_perturbed_copy(dst, src, type, numel, seed, symmetric_n, reinterpret_cast<cudaStream_t>(stream_)));
   }
-  std::array<double, worker::sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) override {
+  std::array<double, worker::sketch_width> sketch(const void* data, dtype type, std::size_t numel,
+                                                  std::uint64_t seed) override {
     auto stream = reinterpret_cast<cudaStream_t>(stream_);
     if (!sketch_sums_) HEADROOM_CUDA_TRY(cudaMalloc(&sketch_sums_, sizeof(double) * worker::sketch_width));
     HEADROOM_CUDA_TRY(cudaMemsetAsync(sketch_sums_, 0, sizeof(double) * worker::sketch_width, stream));
@@ -256,8 +263,7 @@ void cuda_device::staged_copy(void* dst, const void* src, std::size_t bytes, boo
   cuda_staging ops{staging_, staging_done_, static_cast<cudaStream_t>(staging_stream_)};
   if (to_device)
     staged_to_device(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, staging_bytes, ops);
-  else
-    staged_to_host(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, staging_bytes, ops);
+  else staged_to_host(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, staging_bytes, ops);
 }
 
 void cuda_device::flush_caches() {
@@ -323,7 +329,8 @@ worker::device::times cuda_device::stop_timer() {
   HEADROOM_CUDA_TRY(cudaDeviceSynchronize());
   double device_end = worker::host_ms();
   float ms = 0;
-  HEADROOM_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_event_), static_cast<cudaEvent_t>(stop_event_)));
+  HEADROOM_CUDA_TRY(
+      cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_event_), static_cast<cudaEvent_t>(stop_event_)));
   return {ms, device_end - wall_start_, host_call_ms_, device_end - stream_end, holding_, timed_out};
 }
 

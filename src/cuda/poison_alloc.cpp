@@ -13,7 +13,7 @@ namespace {
 std::atomic<int> poison{-1};
 std::atomic<unsigned long long> failed{0};
 headroom::util::allocation_log call_log;  // the blocks handed out during the current call
-}
+}  // namespace
 
 extern "C" {
 

@@ -51,7 +51,7 @@ class activity_buffer_pool {
   mutable std::mutex mutex_;
   std::vector<std::uint8_t*> free_;
   std::vector<std::uint8_t*> all_;  // every buffer made, freed with the pool
-  std::size_t reserved_ = 0;        // made, or being made by prepare()
+  std::size_t reserved_ = 0;  // made, or being made by prepare()
   std::uint64_t refusals_ = 0;
 };
 

@@ -18,8 +18,8 @@ namespace {
 // profiler start and stop of a capture range (cupti_session_state.hpp lists them).
 bool control_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const std::pair<CUpti_CallbackDomain, CUpti_CallbackId> id{domain, cbid};
-  return id == reset_callback || std::find(std::begin(capture_callbacks), std::end(capture_callbacks), id) !=
-                                     std::end(capture_callbacks);
+  return id == reset_callback ||
+         std::find(std::begin(capture_callbacks), std::end(capture_callbacks), id) != std::end(capture_callbacks);
 }
 
 // Runtime calls in progress on this thread, so that the driver calls the runtime makes inside them
@@ -43,7 +43,8 @@ std::uint32_t os_thread_id() {
 void record_api_call(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
   if (call.correlationData == nullptr) return;
   auto& nesting = t_nesting;
-  if (const auto generation = g_recording_generation.load(std::memory_order_relaxed); nesting.generation != generation) {
+  if (const auto generation = g_recording_generation.load(std::memory_order_relaxed);
+      nesting.generation != generation) {
     nesting = {generation, 0};
   }
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -113,7 +114,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (!owned_here(s) || data == nullptr) return;
   if (s->finalize_armed.load(std::memory_order_relaxed) &&
       (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
-      static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT && s->finalize_armed.exchange(false)) {
+      static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT &&
+      s->finalize_armed.exchange(false)) {
     // arm_detach: the stream is closed and flushed; CUPTI leaves the process here.
     HEADROOM_CUPTI_TRY(cuptiFinalize());
     return;
@@ -134,7 +136,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
       // A reset destroys the context and the records CUPTI still holds for it.
       const auto* call = static_cast<const CUpti_CallbackData*>(data);
-      if (call->callbackSite == CUPTI_API_ENTER) HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+      if (call->callbackSite == CUPTI_API_ENTER)
+        HEADROOM_CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     } else if (s->settings.capture != capture_range::profiler_api) {
       // Recorded above, if at all: a profiler start or stop means nothing to a whole-process session.
     } else if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
@@ -145,8 +148,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
                (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
       if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) capture_stop(*s);
     }
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 }  // namespace headroom::cupti::detail

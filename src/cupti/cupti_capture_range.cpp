@@ -24,8 +24,10 @@ void capture_start(session& s) {
       HEADROOM_CUPTI_TRY(result);
       std::lock_guard convert(s.convert_mutex);
       if (!s.closed)
-        s.writer->add_warning(fmt::format("CUPTI activity kind {} could not be enabled at cudaProfilerStart; it is "
-                                          "missing from the trace", static_cast<int>(kind)));
+        s.writer->add_warning(
+            fmt::format("CUPTI activity kind {} could not be enabled at cudaProfilerStart; it is "
+                        "missing from the trace",
+                        static_cast<int>(kind)));
     }
   }
 }

@@ -8,8 +8,8 @@
 namespace headroom::cupti {
 namespace {
 
-constexpr std::array<std::string_view, 11> copy_kind_names = {
-    "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+constexpr std::array<std::string_view, 11> copy_kind_names = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                                              "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
 constexpr std::array<std::string_view, 8> memory_kind_names = {
     "Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device Static", "Managed Static"};
 
@@ -24,16 +24,22 @@ trace::copy_kind to_copy_kind(std::uint8_t k) {
   using trace::copy_kind;
   switch (k) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return copy_kind::host_to_device;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return copy_kind::host_to_device;
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return copy_kind::device_to_host;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return copy_kind::device_to_host;
     case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
     case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return copy_kind::device_to_device;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return copy_kind::host_to_host;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return copy_kind::peer_to_peer;
-    default: return copy_kind::other;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return copy_kind::device_to_device;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return copy_kind::host_to_host;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return copy_kind::peer_to_peer;
+    default:
+      return copy_kind::other;
   }
 }
 
@@ -48,11 +54,16 @@ std::string memset_name(std::uint16_t memory_kind) {
 
 std::optional<trace::sync_kind> to_sync_kind(CUpti_ActivitySynchronizationType type) {
   switch (type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return trace::sync_kind::event_synchronize;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return trace::sync_kind::stream_wait_event;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return trace::sync_kind::stream_synchronize;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return trace::sync_kind::context_synchronize;
-    default: return std::nullopt;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      return trace::sync_kind::event_synchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      return trace::sync_kind::stream_wait_event;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      return trace::sync_kind::stream_synchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      return trace::sync_kind::context_synchronize;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -79,24 +90,41 @@ void activity_converter::convert(const CUpti_Activity& record) noexcept {
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         kernel(reinterpret_cast<const kernel_record&>(record));
         return;
-      case CUPTI_ACTIVITY_KIND_MEMCPY: copy(reinterpret_cast<const memcpy_record&>(record)); return;
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: peer_copy(reinterpret_cast<const peer_copy_record&>(record)); return;
-      case CUPTI_ACTIVITY_KIND_MEMSET: memset(reinterpret_cast<const memset_record&>(record)); return;
+      case CUPTI_ACTIVITY_KIND_MEMCPY:
+        copy(reinterpret_cast<const memcpy_record&>(record));
+        return;
+      case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        peer_copy(reinterpret_cast<const peer_copy_record&>(record));
+        return;
+      case CUPTI_ACTIVITY_KIND_MEMSET:
+        memset(reinterpret_cast<const memset_record&>(record));
+        return;
       case CUPTI_ACTIVITY_KIND_RUNTIME:
         api(reinterpret_cast<const api_record&>(record), trace::api_kind::runtime);
         return;
       case CUPTI_ACTIVITY_KIND_DRIVER:
         api(reinterpret_cast<const api_record&>(record), trace::api_kind::driver);
         return;
-      case CUPTI_ACTIVITY_KIND_MARKER: marker(reinterpret_cast<const marker_record&>(record)); return;
-      case CUPTI_ACTIVITY_KIND_MARKER_DATA: return;  // colour and category of a marker: not kept
-      case CUPTI_ACTIVITY_KIND_OVERHEAD: overhead(reinterpret_cast<const overhead_record&>(record)); return;
-      case CUPTI_ACTIVITY_KIND_DEVICE: device(reinterpret_cast<const device_record&>(record)); return;
+      case CUPTI_ACTIVITY_KIND_MARKER:
+        marker(reinterpret_cast<const marker_record&>(record));
+        return;
+      case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+        return;  // colour and category of a marker: not kept
+      case CUPTI_ACTIVITY_KIND_OVERHEAD:
+        overhead(reinterpret_cast<const overhead_record&>(record));
+        return;
+      case CUPTI_ACTIVITY_KIND_DEVICE:
+        device(reinterpret_cast<const device_record&>(record));
+        return;
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
         synchronization(reinterpret_cast<const sync_record&>(record));
         return;
-      case CUPTI_ACTIVITY_KIND_CUDA_EVENT: cuda_event(reinterpret_cast<const cuda_event_record&>(record)); return;
-      default: unconverted(record.kind, "not converted by this build"); return;
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+        cuda_event(reinterpret_cast<const cuda_event_record&>(record));
+        return;
+      default:
+        unconverted(record.kind, "not converted by this build");
+        return;
     }
   } catch (...) {
     // Only allocation can throw here; losing one record beats taking the host process down.
@@ -367,9 +395,9 @@ void activity_converter::finish() noexcept {
   waiting_for_context_.clear();
   if (!open_ranges_.empty()) {
     try {
-      out_.add_warning(fmt::format("{} NVTX range(s) still open when profiling stopped were skipped", open_ranges_.size()));
-    } catch (...) {
-    }
+      out_.add_warning(
+          fmt::format("{} NVTX range(s) still open when profiling stopped were skipped", open_ranges_.size()));
+    } catch (...) {}
     open_ranges_.clear();
   }
   out_.flush();

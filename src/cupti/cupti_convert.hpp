@@ -24,14 +24,14 @@
 
 namespace headroom::cupti {
 
-using kernel_record = CUpti_ActivityKernel10;     // CONCURRENT_KERNEL (and KERNEL, never enabled)
-using memcpy_record = CUpti_ActivityMemcpy6;      // MEMCPY
+using kernel_record = CUpti_ActivityKernel10;  // CONCURRENT_KERNEL (and KERNEL, never enabled)
+using memcpy_record = CUpti_ActivityMemcpy6;  // MEMCPY
 using peer_copy_record = CUpti_ActivityMemcpyPtoP4;  // MEMCPY2
-using memset_record = CUpti_ActivityMemset4;      // MEMSET
-using api_record = CUpti_ActivityAPI;             // RUNTIME, DRIVER
-using marker_record = CUpti_ActivityMarker2;      // MARKER (NVTX)
+using memset_record = CUpti_ActivityMemset4;  // MEMSET
+using api_record = CUpti_ActivityAPI;  // RUNTIME, DRIVER
+using marker_record = CUpti_ActivityMarker2;  // MARKER (NVTX)
 using overhead_record = CUpti_ActivityOverhead3;  // OVERHEAD
-using device_record = CUpti_ActivityDevice5;      // DEVICE
+using device_record = CUpti_ActivityDevice5;  // DEVICE
 using sync_record = CUpti_ActivitySynchronization2;  // SYNCHRONIZATION (version 1 deprecated in 12.8)
 using cuda_event_record = CUpti_ActivityCudaEvent2;  // CUDA_EVENT: where cudaEventRecord recorded an event
 
@@ -62,8 +62,8 @@ struct conversion_counts {
   std::uint64_t synchronizations = 0;
   std::uint64_t devices = 0;
   std::uint64_t overhead_records = 0;
-  std::uint64_t untimed = 0;       // activities CUPTI could not time, skipped
-  std::uint64_t unconverted = 0;   // records of kinds not converted
+  std::uint64_t untimed = 0;  // activities CUPTI could not time, skipped
+  std::uint64_t unconverted = 0;  // records of kinds not converted
   std::uint64_t unpaired_marker_ends = 0;
 };
 
@@ -112,8 +112,8 @@ class activity_converter {
   callback_name_fn callback_name_;
   std::unordered_map<std::uint64_t, trace::string_id> api_names_;  // (domain << 32 | cbid)
   kernel_name_cache kernel_names_;
-  std::unordered_map<std::uint32_t, open_range> open_ranges_;       // NVTX marker id -> its start
-  std::unordered_set<std::uint32_t> unconverted_kinds_;             // warned about once each
+  std::unordered_map<std::uint32_t, open_range> open_ranges_;  // NVTX marker id -> its start
+  std::unordered_set<std::uint32_t> unconverted_kinds_;  // warned about once each
   // Synchronisation records carry a context, not a device; device records (kernels, copies,
   // memsets) teach which device a context is on. A synchronisation whose context has not been
   // seen yet waits here (buffers complete in any order) until it is, or until finish().

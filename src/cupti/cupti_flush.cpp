@@ -62,7 +62,9 @@ void drain_api_calls_locked(session& s) {
   s.api_log->drain([&](const api_record& r) { s.converter->convert(reinterpret_cast<const CUpti_Activity&>(r)); });
   const auto dropped = s.api_log->dropped();
   if (dropped == s.api_drops_reported) return;
-  if (s.api_drops_reported == 0) log_line("API calls are being dropped (a thread's ring of %zu calls filled between flushes)", s.api_log->ring_records());
+  if (s.api_drops_reported == 0)
+    log_line("API calls are being dropped (a thread's ring of %zu calls filled between flushes)",
+             s.api_log->ring_records());
   s.writer->add_warning(api_drop_warning, dropped - s.api_drops_reported);
   s.api_drops_reported = dropped;
 }
@@ -77,8 +79,7 @@ void flush_loop(session* s) {
   // The first buffers are made here, their pages touched off the program's threads.
   try {
     s->pool->prepare(prepared_buffers);
-  } catch (...) {
-  }
+  } catch (...) {}
   auto next = std::chrono::steady_clock::now() + s->settings.flush_period;
   std::chrono::steady_clock::time_point detach_at{};
   std::unique_lock lock(s->flusher_mutex);
@@ -173,8 +174,7 @@ void flush_now(session& s, std::uint32_t flag) {
       report_refusals_locked(s);
       s.writer->flush();
     }
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 void close_stream(session& s) {
@@ -194,9 +194,10 @@ void close_stream(session& s) {
   if (s.closed) return;
   if (s.settings.capture == capture_range::profiler_api) {
     // Said in the trace, so that a reader knows the gaps are the program's choice.
-    s.writer->add_warning(ranges == 0 ? std::string("recording was limited to cudaProfilerStart/Stop ranges and "
-                                                     "the program never called cudaProfilerStart: nothing was recorded")
-                                       : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)", ranges));
+    s.writer->add_warning(ranges == 0
+                              ? std::string("recording was limited to cudaProfilerStart/Stop ranges and "
+                                            "the program never called cudaProfilerStart: nothing was recorded")
+                              : fmt::format("recording was limited to {} cudaProfilerStart/Stop range(s)", ranges));
     if (s.detach_requested.load()) s.writer->add_warning(capture_end_warning);
   }
   drain_api_calls_locked(s);
@@ -228,7 +229,8 @@ bool start_flusher(session& s) {
     started = false;
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (!started) log_line("could not start the flush thread; records are written only as CUPTI fills buffers and at exit");
+  if (!started)
+    log_line("could not start the flush thread; records are written only as CUPTI fills buffers and at exit");
   return started;
 }
 

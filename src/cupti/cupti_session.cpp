@@ -130,7 +130,8 @@ bool start_session(profile_settings settings) noexcept {
     g_session = owned.release();
 
     // A child forked without exec shares our file descriptor; it must never write to it.
-    if (pthread_atfork(nullptr, nullptr, on_fork_child) != 0) log_line("pthread_atfork failed; forked children are detected by pid only");
+    if (pthread_atfork(nullptr, nullptr, on_fork_child) != 0)
+      log_line("pthread_atfork failed; forked children are detected by pid only");
     if (std::atexit(at_exit) != 0) log_line("atexit failed; records after the last periodic flush will be lost");
 
     const auto subscribed = cuptiSubscribe(&s.subscriber, on_callback, nullptr);
@@ -148,7 +149,8 @@ bool start_session(profile_settings settings) noexcept {
     HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, reset_callback.first, reset_callback.second));
     const bool capture_api = s.settings.capture == capture_range::profiler_api;
     if (capture_api) {
-      for (const auto& [domain, cbid] : capture_callbacks) HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, domain, cbid));
+      for (const auto& [domain, cbid] : capture_callbacks)
+        HEADROOM_CUPTI_TRY(cuptiEnableCallback(1, s.subscriber, domain, cbid));
     }
 
     if (pool_zeroes) {
@@ -168,7 +170,8 @@ bool start_session(profile_settings settings) noexcept {
       // Before any context exists (we run inside cuInit), so every context's buffers are pinned.
       std::uint8_t pinned = 1;
       std::size_t size = sizeof pinned;
-      HEADROOM_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned));
+      HEADROOM_CUPTI_TRY(
+          cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned));
     }
     if (!HEADROOM_CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) {
       other_client(s);

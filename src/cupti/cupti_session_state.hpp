@@ -54,7 +54,7 @@ struct session {
   // --capture-range cudaProfilerApi: the kinds are enabled between the program's profiler start
   // and stop calls only (DEVICE stays on throughout: the trace needs the device properties).
   std::mutex capture_mutex;
-  std::vector<CUpti_ActivityKind> capture_kinds;    // what a start enables
+  std::vector<CUpti_ActivityKind> capture_kinds;  // what a start enables
   std::vector<CUpti_ActivityKind> capture_enabled;  // enabled now
   bool capturing = false;
   std::uint32_t capture_ranges = 0;

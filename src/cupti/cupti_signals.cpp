@@ -38,7 +38,8 @@ void on_fatal_signal(int number, siginfo_t* info, void* context) {
     s->signal_flushed.store(false);
     s->fatal_signal.store(number);
     const timespec tick{0, 1'000'000};
-    for (int waited = 0; waited < signal_flush_wait_ms && !s->signal_flushed.load(); ++waited) nanosleep(&tick, nullptr);
+    for (int waited = 0; waited < signal_flush_wait_ms && !s->signal_flushed.load(); ++waited)
+      nanosleep(&tick, nullptr);
   }
 
   errno = saved_errno;

@@ -65,7 +65,8 @@ T choose(const env_lookup& env, const char* variable, named<T> usual, named<T> o
   const auto value = lower(trim(text));
   if (value == lower(other.name)) return other.value;
   if (!value.empty() && value != lower(usual.name)) {
-    problems.push_back(fmt::format("{}='{}' is not '{}' or '{}'; {}", variable, text, usual.name, other.name, otherwise));
+    problems.push_back(
+        fmt::format("{}='{}' is not '{}' or '{}'; {}", variable, text, usual.name, other.name, otherwise));
   }
   return usual.value;
 }
@@ -86,10 +87,13 @@ std::uint32_t parse_profile_kinds(std::string_view list, std::vector<std::string
       kinds = all_profile_kinds;
       continue;
     }
-    const auto* known = std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.first == item; });
+    const auto* known =
+        std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.first == item; });
     if (known == kind_names.end()) {
-      problems.push_back(fmt::format("HEADROOM_PROFILE_KINDS: unknown kind '{}' ignored (known: kernel, memcpy, "
-                                     "memset, runtime, driver, nvtx, overhead, sync)", item));
+      problems.push_back(
+          fmt::format("HEADROOM_PROFILE_KINDS: unknown kind '{}' ignored (known: kernel, memcpy, "
+                      "memset, runtime, driver, nvtx, overhead, sync)",
+                      item));
       continue;
     }
     kinds |= static_cast<std::uint32_t>(known->second);
@@ -105,41 +109,43 @@ profile_settings settings_from_env(const env_lookup& env) {
   profile_settings s;
   if (const char* dir = env("HEADROOM_PROFILE_DIR"); dir && *dir) s.dir = dir;
   if (const char* kinds = env("HEADROOM_PROFILE_KINDS")) s.kinds = parse_profile_kinds(kinds, s.problems);
-  s.api = choose<api_calls>(env, "HEADROOM_PROFILE_API", {"launches", api_calls::launches},
-                            {"all", api_calls::all}, "leaving out the query calls", s.problems);
+  s.api = choose<api_calls>(env, "HEADROOM_PROFILE_API", {"launches", api_calls::launches}, {"all", api_calls::all},
+                            "leaving out the query calls", s.problems);
   s.capture = choose<capture_range>(env, "HEADROOM_PROFILE_CAPTURE", {"whole", capture_range::whole},
                                     {"cudaProfilerApi", capture_range::profiler_api}, "recording the whole process",
                                     s.problems);
   s.end = choose<capture_end>(env, "HEADROOM_PROFILE_CAPTURE_END", {"repeat", capture_end::repeat},
                               {"stop", capture_end::stop}, "each cudaProfilerStop ends one range", s.problems);
   if (s.end == capture_end::stop && s.capture != capture_range::profiler_api) {
-    s.problems.emplace_back("HEADROOM_PROFILE_CAPTURE_END=stop needs HEADROOM_PROFILE_CAPTURE=cudaProfilerApi; "
-                            "recording the whole process");
+    s.problems.emplace_back(
+        "HEADROOM_PROFILE_CAPTURE_END=stop needs HEADROOM_PROFILE_CAPTURE=cudaProfilerApi; "
+        "recording the whole process");
     s.end = capture_end::repeat;
   }
   s.zeroing = choose<buffer_zeroing>(env, "HEADROOM_PROFILE_ZEROING", {"pool", buffer_zeroing::pool},
                                      {"cupti", buffer_zeroing::cupti}, "the pool clears the buffers", s.problems);
-  s.timestamps = choose<timestamp_memory>(env, "HEADROOM_PROFILE_TIMESTAMPS", {"device", timestamp_memory::device},
-                                          {"pinned", timestamp_memory::pinned}, "timestamps go to device memory",
-                                          s.problems);
-  s.api_records = choose<api_recorder>(env, "HEADROOM_PROFILE_API_RECORDS", {"activity", api_recorder::activity},
-                                       {"callback", api_recorder::callback}, "CUPTI's activity records them",
-                                       s.problems);
+  s.timestamps =
+      choose<timestamp_memory>(env, "HEADROOM_PROFILE_TIMESTAMPS", {"device", timestamp_memory::device},
+                               {"pinned", timestamp_memory::pinned}, "timestamps go to device memory", s.problems);
+  s.api_records =
+      choose<api_recorder>(env, "HEADROOM_PROFILE_API_RECORDS", {"activity", api_recorder::activity},
+                           {"callback", api_recorder::callback}, "CUPTI's activity records them", s.problems);
   s.api_enable = choose<api_enabling>(env, "HEADROOM_PROFILE_API_ENABLE", {"kind", api_enabling::kind},
                                       {"calls", api_enabling::calls}, "the whole kind is enabled", s.problems);
   if (s.api_enable == api_enabling::calls && s.capture == capture_range::profiler_api) {
     // Seen on the H200 (docs/profiler.md, "Environment"): enabled call by call at cudaProfilerStart,
     // after the context exists, CUPTI recorded no API call at all.
-    s.problems.emplace_back("HEADROOM_PROFILE_API_ENABLE=calls records no API call inside a capture range; "
-                            "the whole kinds are enabled instead");
+    s.problems.emplace_back(
+        "HEADROOM_PROFILE_API_ENABLE=calls records no API call inside a capture range; "
+        "the whole kinds are enabled instead");
     s.api_enable = api_enabling::kind;
   }
 
   if (const char* text = env("HEADROOM_PROFILE_FLUSH_MS")) {
     const auto ms = parse_integer(text);
     if (!ms || *ms <= 0) {
-      s.problems.push_back(fmt::format("HEADROOM_PROFILE_FLUSH_MS='{}' is not a positive integer; using {} ms",
-                                       text, s.flush_period.count()));
+      s.problems.push_back(fmt::format("HEADROOM_PROFILE_FLUSH_MS='{}' is not a positive integer; using {} ms", text,
+                                       s.flush_period.count()));
     } else {
       const auto clamped = std::clamp(*ms, min_flush_ms, max_flush_ms);
       if (clamped != *ms) {
@@ -197,14 +203,42 @@ bool is_query_api(std::string_view name) {
   // Prefixes of calls that only read or set host-side state. A launch, copy, memset, allocation,
   // event, stream, graph or synchronisation call matches none of them.
   static constexpr std::string_view prefixes[] = {
-      "cudaGetDevice", "cudaGetLastError", "cudaPeekAtLastError", "cudaSetDevice", "cudaStreamIsCapturing",
-      "cudaStreamGetCaptureInfo", "cudaDeviceGetAttribute", "cudaPointerGetAttributes", "cudaFuncGet",
-      "cudaOccupancy", "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaThreadExchangeStreamCaptureMode",
-      "cudaGetDriverEntryPoint", "cudaGetFuncBySymbol", "cudaGetErrorString", "cudaGetErrorName",
-      "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxGetDevice", "cuDeviceGet", "cuDevicePrimaryCtxGetState",
-      "cuGetProcAddress", "cuPointerGetAttribute", "cuStreamIsCapturing", "cuStreamGetCaptureInfo",
-      "cuFuncGet", "cuKernelGet", "cuLibraryGet", "cuModuleGet", "cuGetErrorString", "cuGetErrorName",
-      "cuOccupancy", "cuDriverGetVersion", "cuThreadExchangeStreamCaptureMode", "cuCtxGetStreamPriorityRange",
+      "cudaGetDevice",
+      "cudaGetLastError",
+      "cudaPeekAtLastError",
+      "cudaSetDevice",
+      "cudaStreamIsCapturing",
+      "cudaStreamGetCaptureInfo",
+      "cudaDeviceGetAttribute",
+      "cudaPointerGetAttributes",
+      "cudaFuncGet",
+      "cudaOccupancy",
+      "cudaDriverGetVersion",
+      "cudaRuntimeGetVersion",
+      "cudaThreadExchangeStreamCaptureMode",
+      "cudaGetDriverEntryPoint",
+      "cudaGetFuncBySymbol",
+      "cudaGetErrorString",
+      "cudaGetErrorName",
+      "cuCtxGetCurrent",
+      "cuCtxSetCurrent",
+      "cuCtxGetDevice",
+      "cuDeviceGet",
+      "cuDevicePrimaryCtxGetState",
+      "cuGetProcAddress",
+      "cuPointerGetAttribute",
+      "cuStreamIsCapturing",
+      "cuStreamGetCaptureInfo",
+      "cuFuncGet",
+      "cuKernelGet",
+      "cuLibraryGet",
+      "cuModuleGet",
+      "cuGetErrorString",
+      "cuGetErrorName",
+      "cuOccupancy",
+      "cuDriverGetVersion",
+      "cuThreadExchangeStreamCaptureMode",
+      "cuCtxGetStreamPriorityRange",
   };
   // cudaGetDevice also covers cudaGetDeviceCount and cudaGetDeviceProperties; cuDeviceGet covers
   // cuDeviceGetAttribute and cuDeviceGetName; cuKernelGet covers cuKernelGetAttribute and

@@ -72,7 +72,7 @@ enum class api_recorder { activity, callback };
 enum class api_enabling { kind, calls };
 
 struct profile_settings {
-  std::filesystem::path dir;        // HEADROOM_PROFILE_DIR; empty: do not profile
+  std::filesystem::path dir;  // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
   capture_range capture = capture_range::whole;
   capture_end end = capture_end::repeat;

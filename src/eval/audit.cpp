@@ -23,9 +23,10 @@ std::string audit_json(const audit_result& r) {
                               json_string(r.problem), json_string(r.error), r.trials, r.discriminating());
   for (std::size_t k = 0; k < r.fakes.size(); ++k) {
     const auto& f = r.fakes[k];
-    s += fmt::format(R"({}{{"name":"{}","applicable":{},"equals_reference":{},"passes_ours":{},"passes_legacy_1e-2":{},"passes_legacy_1e-4":{}}})",
-                     k ? "," : "", f.name, f.applicable, f.equals_reference, f.passes_ours, f.passes_legacy_1e2,
-                     f.passes_legacy_1e4);
+    s += fmt::format(
+        R"({}{{"name":"{}","applicable":{},"equals_reference":{},"passes_ours":{},"passes_legacy_1e-2":{},"passes_legacy_1e-4":{}}})",
+        k ? "," : "", f.name, f.applicable, f.equals_reference, f.passes_ours, f.passes_legacy_1e2,
+        f.passes_legacy_1e4);
   }
   return s + "]}";
 }

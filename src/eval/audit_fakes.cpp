@@ -21,7 +21,8 @@ using detail::compensated_sum;
 
 // Elements [begin, end) of `values` set to `element` (by value, so the compiler turns the loop
 // into wide stores).
-template <class Word> void fill_elements(std::byte* values, Word element, std::size_t begin, std::size_t end) {
+template <class Word>
+void fill_elements(std::byte* values, Word element, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) std::memcpy(values + i * sizeof(Word), &element, sizeof(Word));
 }
 
@@ -47,10 +48,14 @@ void fill_like(const tensor& reference, double value, tensor& out) {
   std::memcpy(&u64, one, 8);
   util::for_each_range(n, 0, [&](std::size_t begin, std::size_t end, std::size_t) {
     switch (size) {
-      case 1: return fill_elements(values, u8, begin, end);
-      case 2: return fill_elements(values, u16, begin, end);
-      case 4: return fill_elements(values, u32, begin, end);
-      default: return fill_elements(values, u64, begin, end);
+      case 1:
+        return fill_elements(values, u8, begin, end);
+      case 2:
+        return fill_elements(values, u16, begin, end);
+      case 4:
+        return fill_elements(values, u32, begin, end);
+      default:
+        return fill_elements(values, u64, begin, end);
     }
   });
 }
@@ -143,10 +148,10 @@ bool legacy_allclose(const tensor& reference, const tensor& candidate, double at
         for (std::size_t i = begin; i < end; ++i) {
           const double r = detail::load<decltype(rt)::value>(reference.bytes.data(), i);
           const double c = detail::load<decltype(ct)::value>(candidate.bytes.data(), i);
-          const bool far = std::isnan(r) || std::isnan(c) ||  // equal_nan=False
-                           // equal infinities are close, as in torch.isclose
-                           (r != c && (!std::isfinite(r) || !std::isfinite(c) ||
-                                       !(std::abs(r - c) <= atol + rtol * std::abs(c))));
+          const bool far =
+              std::isnan(r) || std::isnan(c) ||  // equal_nan=False
+              // equal infinities are close, as in torch.isclose
+              (r != c && (!std::isfinite(r) || !std::isfinite(c) || !(std::abs(r - c) <= atol + rtol * std::abs(c))));
           if (far) {
             close = false;
             return;

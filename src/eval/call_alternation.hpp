@@ -38,7 +38,8 @@ class call_alternation {
     after_wait();
   }
   void before_call(int side) {
-    before_call(side, [] {}, [] {});
+    before_call(
+        side, [] {}, [] {});
   }
   // Side `side`'s request has ended (answered, failed or timed out): the other side no longer waits.
   void end(int side) {

@@ -34,7 +34,8 @@ constexpr std::byte poison_b{0x7F};
 void check_side_effects(judged& j, const answer& a, int trial) {
   simdjson::dom::array arr;
   if (!a.doc["mutated"].get_array().get(arr) && arr.size() > 0) {
-    j.fail(verdict::incorrect, "mutated_input", fmt::format("trial {}: input {} changed by the call", trial, joined(arr)));
+    j.fail(verdict::incorrect, "mutated_input",
+           fmt::format("trial {}: input {} changed by the call", trial, joined(arr)));
   }
   std::int64_t added = 0;
   if (!a.doc["threads_added"].get_int64().get(added) && added > 0)
@@ -51,19 +52,18 @@ std::vector<tensor> outputs_of(answer& a) {
   return wire::decode(a.doc["outputs"].get_array().value(), std::move(a.payload));
 }
 
-
 // The candidate's ModelNew loaded into its worker `s`, with the reference's weights' seed, init
 // inputs and constants. False when the evaluation has failed (its verdict set through `j`).
 bool load_model(judged& j, session& s, const candidate_spec& candidate, const reference_data& ref,
                 const run_state& run) {
   // Lean: when the parent does not keep the trials, the problem barely fits; its worker keeps no
   // payload buffer from one request to the next (memory_plan.hpp).
-  answer load = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{},"lean":{})",
-                                  json_string(candidate_import_path(run, candidate)),
-                                  json_string(candidate_build_path(run, candidate)),
-                                  ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants),
-                                  !ref.keep_trials),
-                      {}, run.options.compile_timeout);
+  answer load = s.ask(
+      fmt::format(
+          R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":false,"seed":{},"init_inputs":{},"constants":{},"lean":{})",
+          json_string(candidate_import_path(run, candidate)), json_string(candidate_build_path(run, candidate)),
+          ref.init_seed, json_string(ref.init_inputs), json_string(ref.constants), !ref.keep_trials),
+      {}, run.options.compile_timeout);
   if (load.failure != worker_failure::none || !load.ok) {
     fail_request(j, load, "load", s);
     return false;
@@ -195,10 +195,11 @@ void run_trials(judged& j, session& s, const reference_data& ref, const run_stat
 void check_fallback(judged& j, const session& s, const reference_data& ref, const dispatched_ops& dispatched) {
   if (j.failed() || !dispatched.known) return;
   if (auto ops = torch_fallback(ref.ops, dispatched.ops))
-    j.flag("torch_fallback", fmt::format("forward dispatched every compute operator of the reference ({}): {}",
-                                         s.op_record() == "dispatcher" ? "recorded by PyTorch's dispatcher, every thread"
-                                                                       : "recorded by a Python dispatch mode",
-                                         *ops));
+    j.flag("torch_fallback",
+           fmt::format("forward dispatched every compute operator of the reference ({}): {}",
+                       s.op_record() == "dispatcher" ? "recorded by PyTorch's dispatcher, every thread"
+                                                     : "recorded by a Python dispatch mode",
+                       *ops));
 }
 
 // The reasons that inform without failing: what the memory budget and the problem's domain left out.
@@ -206,7 +207,8 @@ void add_informative_reasons(evaluation& e, const reference_data& ref) {
   if (!ref.reduced.empty()) e.reasons.push_back({"timing_sets_reduced", ref.reduced});
   if (ref.skipped_trials > 0)
     e.reasons.push_back({"trials_skipped", fmt::format("{} input distribution(s) outside the problem's domain "
-                                                       "(the reference was not finite)", ref.skipped_trials)});
+                                                       "(the reference was not finite)",
+                                                       ref.skipped_trials)});
 }
 
 }  // namespace
@@ -234,9 +236,9 @@ evaluation evaluate_candidate(const candidate_spec& candidate, const problem_spe
     return finish();
   }
   if (!started) {
-    started = std::make_unique<session>(run, device, candidate_label(candidate, problem),
-                                        std::map<std::string, std::string>{},
-                                        candidate_isolation(run, device, candidate));
+    started =
+        std::make_unique<session>(run, device, candidate_label(candidate, problem),
+                                  std::map<std::string, std::string>{}, candidate_isolation(run, device, candidate));
     started->hello(run.options.load_timeout);
   }
   session& s = *started;

@@ -24,7 +24,8 @@ namespace {
 
 // What every sandbox shows already (mount_tree.cpp): a folder below one of these needs no bind.
 bool shown_already(const std::string& path) {
-  for (const char* root : {"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/sys", "/proc", "/dev"}) {
+  for (const char* root :
+       {"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/sys", "/proc", "/dev"}) {
     std::string r = root;
     if (path == r || path.rfind(r + "/", 0) == 0) return true;
   }
@@ -60,10 +61,19 @@ void add_path_list(std::vector<std::string>& to, const char* variable) {
 
 // Environment variables a candidate's worker keeps from the parent's: where CUDA and libraries are,
 // thread counts, the worker's own diagnostics. Nothing else of the judge's environment reaches it.
-constexpr std::array kept_variables = {
-    "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH", "PYTHONPATH",
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TORCH_CUDA_ARCH_LIST", "HEADROOM_WORKER_TRACE", "HEADROOM_EVAL_TRACE",
-    "HEADROOM_EVAL_STAGED_COPIES", "HEADROOM_EVAL_HOLD"};
+constexpr std::array kept_variables = {"CUDA_HOME",
+                                       "CUDA_PATH",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_DEVICE_ORDER",
+                                       "LD_LIBRARY_PATH",
+                                       "PYTHONPATH",
+                                       "OMP_NUM_THREADS",
+                                       "MKL_NUM_THREADS",
+                                       "TORCH_CUDA_ARCH_LIST",
+                                       "HEADROOM_WORKER_TRACE",
+                                       "HEADROOM_EVAL_TRACE",
+                                       "HEADROOM_EVAL_STAGED_COPIES",
+                                       "HEADROOM_EVAL_HOLD"};
 
 }  // namespace
 
@@ -98,9 +108,11 @@ std::string candidate_build_path(const run_state& run, const candidate_spec& c) 
 std::vector<std::string> sandbox_roots(const std::string& python) {
   std::vector<std::string> paths;
   bool ran = false;
-  std::string json = output_of(shell_quote(python) +
-                               " -c 'import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix] + sys.path))'"
-                               " 2>/dev/null", &ran);
+  std::string json = output_of(
+      shell_quote(python) +
+          " -c 'import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix] + sys.path))'"
+          " 2>/dev/null",
+      &ran);
   simdjson::dom::parser parser;
   simdjson::dom::array list;
   if (ran && !parser.parse(json).get_array().get(list))
@@ -174,8 +186,13 @@ sandbox::policy candidate_policy(const run_state& run, const std::string& device
   std::map<std::string, std::string> vars = {
       {"PATH", std::filesystem::path(o.python).parent_path().string() +
                    ":/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
-      {"HOME", "/tmp"}, {"TMPDIR", "/tmp"}, {"USER", "sandbox"}, {"LOGNAME", "sandbox"}, {"LANG", "C.UTF-8"},
-      {"PYTHONDONTWRITEBYTECODE", "1"}, {"PYTHONUNBUFFERED", "1"}};
+      {"HOME", "/tmp"},
+      {"TMPDIR", "/tmp"},
+      {"USER", "sandbox"},
+      {"LOGNAME", "sandbox"},
+      {"LANG", "C.UTF-8"},
+      {"PYTHONDONTWRITEBYTECODE", "1"},
+      {"PYTHONUNBUFFERED", "1"}};
   for (const char* k : kept_variables)
     if (const char* v = std::getenv(k)) vars[k] = v;
   for (const auto& [k, v] : run.worker_env) vars[k] = v;
@@ -239,10 +256,11 @@ void require_sandbox(const run_state& run) {
       problem = out.empty() ? fmt::format("{} --check did not run", run.options.sandbox_exe.string()) : out;
   });
   if (!problem.empty())
-    throw input_error(fmt::format("this machine cannot isolate candidate code, so no candidate is run:\n{}"
-                                  "Candidates are untrusted code; evaluate them here only if you trust them, with "
-                                  "--no-sandbox.",
-                                  problem));
+    throw input_error(
+        fmt::format("this machine cannot isolate candidate code, so no candidate is run:\n{}"
+                    "Candidates are untrusted code; evaluate them here only if you trust them, with "
+                    "--no-sandbox.",
+                    problem));
 }
 
 }  // namespace headroom::eval

@@ -73,8 +73,7 @@ struct timing_check {
       j.fail(verdict::incorrect, "tampering", "the timing answer contradicts what the parent saw: " + why);
       return false;
     }
-    if (std::string why = unconfirmed_times(calls, reference);
-        !why.empty() && !unconfirmed_flagged) {
+    if (std::string why = unconfirmed_times(calls, reference); !why.empty() && !unconfirmed_flagged) {
       j.flag("timing_unconfirmed", why);
       unconfirmed_flagged = true;
     }
@@ -95,15 +94,15 @@ void note_clocks(evaluation& e, simdjson::dom::element tj, const timing_summary&
                                 e.env.clocks.empty() ? "" : "; ", lo, hi, dropped);
   }
   if (run.options.hold_launches && device.rfind("cuda", 0) == 0)
-    e.env.clocks += fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
-                                t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms{}",
-                                                     t.hold_mechanism.empty() ? "" : ", " + t.hold_mechanism,
-                                                     t.host_median_ms,
-                                                     t.host_bound ? fmt::format(" (launch-bound: the host's time set the "
-                                                                                "cost, device {:.4g} ms)",
-                                                                                t.device_median_ms)
-                                                                  : "")
-                                       : "dispatch included (the call waits for its own stream)");
+    e.env.clocks +=
+        fmt::format("{}{}", e.env.clocks.empty() ? "" : "; ",
+                    t.held ? fmt::format("launches held (device time{}), host call {:.4g} ms{}",
+                                         t.hold_mechanism.empty() ? "" : ", " + t.hold_mechanism, t.host_median_ms,
+                                         t.host_bound ? fmt::format(" (launch-bound: the host's time set the "
+                                                                    "cost, device {:.4g} ms)",
+                                                                    t.device_median_ms)
+                                                      : "")
+                           : "dispatch included (the call waits for its own stream)");
 }
 
 // The baselines timed the way the candidate was: a candidate that waits for its own stream cannot
@@ -112,16 +111,17 @@ void note_clocks(evaluation& e, simdjson::dom::element tj, const timing_summary&
 // different things, and is flagged when no baseline of the candidate's mode exists.
 void choose_baselines(judged& j, const reference_data& ref, const timing_summary& t) {
   evaluation& e = j.e;
-  auto same_mode = [&](const std::optional<timing_summary>& held_base, const std::optional<timing_summary>& dispatch_base) {
+  auto same_mode = [&](const std::optional<timing_summary>& held_base,
+                       const std::optional<timing_summary>& dispatch_base) {
     return !t.held && dispatch_base ? dispatch_base : held_base;
   };
   e.eager_timing = same_mode(ref.eager, ref.eager_dispatch);
   e.compiled_timing = same_mode(ref.compiled, ref.compiled_dispatch);
   for (const auto* base : {&e.eager_timing, &e.compiled_timing})
     if (*base && (*base)->samples > 0 && (*base)->held != t.held) {
-      j.flag("timing_modes_differ",
-             fmt::format("the candidate was timed {} and the reference {}", t.held ? "device-only" : "with its dispatch",
-                         (*base)->held ? "device-only" : "with its dispatch"));
+      j.flag("timing_modes_differ", fmt::format("the candidate was timed {} and the reference {}",
+                                                t.held ? "device-only" : "with its dispatch",
+                                                (*base)->held ? "device-only" : "with its dispatch"));
       break;
     }
 }
@@ -136,20 +136,20 @@ void pair_speedup(judged& j, session& s, const reference_data& ref, const run_st
   util::phase_trace trace("paired_rounds");
   check.random_calls = 4;
   const bool alternate = device == "cpu";
-  paired_result p = time_paired(s, ref, run, t.held, [&](answer& a) { return check(a); }, check.sketch_seed, alternate);
+  paired_result p = time_paired(
+      s, ref, run, t.held, [&](answer& a) { return check(a); }, check.sketch_seed, alternate);
   if (p.error.empty() && !p.candidate_failed) {
     e.speedup = p.speedup;
     e.paired = paired_timing{static_cast<int>(p.ratios.size()), p.rel_spread};
-    e.env.clocks += fmt::format("{}speedup from {} {}{}{} (ratios {:.4g}-{:.4g}{})",
-                                e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
-                                p.alternated ? "neighbouring calls of the two sides, alternating" : "paired rounds",
-                                p.by_sides ? " (each side's median device cost and least host time)" : "",
-                                p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "",
-                                *std::min_element(p.ratios.begin(), p.ratios.end()),
-                                *std::max_element(p.ratios.begin(), p.ratios.end()),
-                                p.mismatched ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
-                                : p.alternated ? fmt::format("; standard error {:.2g}%", 100 * p.std_error)
-                                               : "");
+    e.env.clocks += fmt::format(
+        "{}speedup from {} {}{}{} (ratios {:.4g}-{:.4g}{})", e.env.clocks.empty() ? "" : "; ", p.ratios.size(),
+        p.alternated ? "neighbouring calls of the two sides, alternating" : "paired rounds",
+        p.by_sides ? " (each side's median device cost and least host time)" : "",
+        p.cpu >= 0 ? fmt::format(" on CPU {}", p.cpu) : "", *std::min_element(p.ratios.begin(), p.ratios.end()),
+        *std::max_element(p.ratios.begin(), p.ratios.end()),
+        p.mismatched   ? fmt::format("; {} round(s) held on one side only left out", p.mismatched)
+        : p.alternated ? fmt::format("; standard error {:.2g}%", 100 * p.std_error)
+                       : "");
     if (util::eval_trace_enabled())
       fmt::print(stderr, "headroom: paired {}' ratios (reference / candidate, in order): {:.4f}\n",
                  p.alternated ? "calls" : "rounds", fmt::join(p.ratios, " "));
@@ -202,7 +202,8 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const run_
   e.speed_of_light_ms = ref.speed_of_light_ms;
   if (!j.failed() && t.score_ms > 0) {
     if (e.eager_timing && e.eager_timing->score_ms > 0) e.speedup = e.eager_timing->score_ms / t.score_ms;
-    if (e.compiled_timing && e.compiled_timing->score_ms > 0) e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
+    if (e.compiled_timing && e.compiled_timing->score_ms > 0)
+      e.speedup_compiled = e.compiled_timing->score_ms / t.score_ms;
     if (e.speedup && run.options.paired_rounds > 0 && pairing_applies(t, *e.eager_timing))
       pair_speedup(j, s, ref, run, device, t, check);
   }

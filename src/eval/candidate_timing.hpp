@@ -11,7 +11,6 @@ namespace headroom::eval {
 
 // Times the candidate in its worker `s` (correct so far, its trials done) and sets the evaluation's
 // timings, speedups and flags through `j`; the caller has waited for every other worker's start-up.
-void time_candidate(judged& j, session& s, const reference_data& ref, const run_state& run,
-                    const std::string& device);
+void time_candidate(judged& j, session& s, const reference_data& ref, const run_state& run, const std::string& device);
 
 }  // namespace headroom::eval

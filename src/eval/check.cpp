@@ -49,7 +49,8 @@ std::string format_index(std::int64_t flat, const std::vector<std::int64_t>& sha
 
 // ||x||_2 of a sequence that may overflow or underflow when squared (float64 values beyond
 // ~1e154 or below ~1e-154): squares the values scaled by a power of two near 1 / max|x|.
-template <class Value> double scaled_norm(std::size_t n, double max_abs, Value&& value) {
+template <class Value>
+double scaled_norm(std::size_t n, double max_abs, Value&& value) {
   if (max_abs == 0) return 0;
   if (!std::isfinite(max_abs)) return max_abs;  // c - r itself overflowed: the error is beyond measure
   const double scale = std::ldexp(1.0, -std::ilogb(max_abs));
@@ -85,7 +86,7 @@ struct norms_partial {
   double max_r = 0;
   double max_d = 0;
   std::int64_t finite_reference = 0;
-  std::int64_t nonfinite = 0;         // non-finite in the candidate where the reference is finite
+  std::int64_t nonfinite = 0;  // non-finite in the candidate where the reference is finite
   std::int64_t class_mismatches = 0;  // non-finite reference matched by another class
   std::vector<mismatch_example> class_examples;
   std::vector<mismatch_example> nonfinite_examples;
@@ -325,11 +326,16 @@ std::string format_example(const mismatch_example& e, const std::vector<std::int
 
 thresholds thresholds_for(dtype reference_type) {
   switch (reference_type) {
-    case dtype::f64: return {1e-10, 1e-8, 1e-10};
-    case dtype::f32: return {1e-4, 1e-3, 1e-4};
-    case dtype::f16: return {2e-3, 1e-2, 1e-3};
-    case dtype::bf16: return {1e-2, 3e-2, 1e-2};
-    default: return {0, 0, 0};
+    case dtype::f64:
+      return {1e-10, 1e-8, 1e-10};
+    case dtype::f32:
+      return {1e-4, 1e-3, 1e-4};
+    case dtype::f16:
+      return {2e-3, 1e-2, 1e-3};
+    case dtype::bf16:
+      return {1e-2, 3e-2, 1e-2};
+    default:
+      return {0, 0, 0};
   }
 }
 
@@ -343,8 +349,8 @@ tensor_check compare(const tensor& reference, const tensor& candidate, unsigned 
         {"wrong_dtype", fmt::format("dtype {}, expected {}", dtype_name(candidate.type), dtype_name(reference.type))});
   }
   if (candidate.shape != reference.shape) {
-    out.reasons.push_back(
-        {"wrong_shape", fmt::format("shape {}, expected {}", format_shape(candidate.shape), format_shape(reference.shape))});
+    out.reasons.push_back({"wrong_shape", fmt::format("shape {}, expected {}", format_shape(candidate.shape),
+                                                      format_shape(reference.shape))});
   }
   if (!out.reasons.empty()) return out;
 
@@ -365,9 +371,9 @@ tensor_check compare(const tensor& reference, const tensor& candidate, unsigned 
     }
     const bool normwise_fails = !(out.normwise_error <= limits.normwise);
     if (normwise_fails || out.mismatched > 0) {
-      std::string detail = fmt::format("normwise error {:.1e} {} {:.0e}; {} of {} elements outside tolerance",
-                                       out.normwise_error, normwise_fails ? ">" : "<=", limits.normwise,
-                                       out.mismatched, out.elements);
+      std::string detail =
+          fmt::format("normwise error {:.1e} {} {:.0e}; {} of {} elements outside tolerance", out.normwise_error,
+                      normwise_fails ? ">" : "<=", limits.normwise, out.mismatched, out.elements);
       if (!tolerance_examples.empty()) detail += "; " + format_example(tolerance_examples.front(), reference.shape);
       out.reasons.push_back({"mismatch", std::move(detail)});
     }
@@ -377,10 +383,10 @@ tensor_check compare(const tensor& reference, const tensor& candidate, unsigned 
       compare_exact<decltype(t)::value>(reference, candidate, threads, out, tolerance_examples, first_values);
     });
     if (out.mismatched > 0) {
-      out.reasons.push_back({"mismatch", fmt::format("{} of {} elements differ (exact dtype {}); first at {}: {}",
-                                                     out.mismatched, out.elements, dtype_name(reference.type),
-                                                     format_index(tolerance_examples.front().index, reference.shape),
-                                                     first_values)});
+      out.reasons.push_back(
+          {"mismatch", fmt::format("{} of {} elements differ (exact dtype {}); first at {}: {}", out.mismatched,
+                                   out.elements, dtype_name(reference.type),
+                                   format_index(tolerance_examples.front().index, reference.shape), first_values)});
     }
   }
 

@@ -43,10 +43,10 @@ void compile_phase::build(const std::vector<const eval_job*>& jobs) {
         if (run.options.sandbox) isolation = candidate_policy(run, "cpu", c, true, env);
         session s(run, "cpu", "compile-" + c.hash.substr(0, 16), env, std::move(isolation));
         s.hello(run.options.load_timeout);
-        answer a = s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
-                                     json_string(candidate_import_path(run, c)),
-                                     json_string(candidate_build_path(run, c))),
-                         {}, run.options.compile_timeout);
+        answer a =
+            s.ask(fmt::format(R"("op":"load","path":{},"build_dir":{},"class":"ModelNew","compile_only":true,"seed":0)",
+                              json_string(candidate_import_path(run, c)), json_string(candidate_build_path(run, c))),
+                  {}, run.options.compile_timeout);
         bool failed = (a.failure == worker_failure::none && !a.ok && a.error == "compile_error") ||
                       a.failure == worker_failure::timeout;
         if (failed) {

@@ -78,7 +78,8 @@ gate_pass pass_gates(std::string_view fields, const std::string& device) {
       p.host_exclusive = std::unique_lock(host_gate());
       p.device_exclusive = std::unique_lock(gate_for(device));
       break;
-    case gate_use::none: break;
+    case gate_use::none:
+      break;
   }
   return p;
 }

@@ -56,8 +56,8 @@ std::string worker_name() {
 
 }  // namespace
 
-shared_jobs::shared_jobs(const std::vector<const eval_job*>& jobs, store::results_store& store, const std::string& platform,
-                         double lease_s)
+shared_jobs::shared_jobs(const std::vector<const eval_job*>& jobs, store::results_store& store,
+                         const std::string& platform, double lease_s)
     : store_(store), queue_(store, checker_version, platform, worker_name(), lease_s) {
   std::vector<store::job_key> keys;
   for (const eval_job* j : jobs)
@@ -128,7 +128,8 @@ bool shared_jobs::store(const job_batch& batch, std::size_t k, const evaluation&
   stored_since_ += stored ? 1 : 0;
   // The recent jobs' mean time (a moving average): what the next claim's size follows.
   if (std::isfinite(e.duration_s) && e.duration_s >= 0)
-    job_seconds_ = job_seconds_ == claim_seconds_unknown ? e.duration_s : job_seconds_ + 0.2 * (e.duration_s - job_seconds_);
+    job_seconds_ =
+        job_seconds_ == claim_seconds_unknown ? e.duration_s : job_seconds_ + 0.2 * (e.duration_s - job_seconds_);
   return stored;
 }
 

@@ -57,8 +57,8 @@ std::vector<problem_spec> find_problems(const std::vector<fs::path>& paths) {
   return out;
 }
 
-std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems, const std::vector<fs::path>& candidates,
-                                      const std::string& source) {
+std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems,
+                                      const std::vector<fs::path>& candidates, const std::string& source) {
   std::vector<eval_job> jobs;
   std::vector<std::string> unpaired;
   for (const fs::path& c : candidates)
@@ -98,9 +98,10 @@ std::vector<eval_job> pair_candidates(const std::vector<problem_spec>& problems,
   if (!unpaired.empty()) {
     std::string list;
     for (const auto& u : unpaired) list += "\n  " + u;
-    throw input_error(fmt::format("no problem matches {} candidate file(s) (name them like the problem, e.g. "
-                                  "19_ReLU_v2.py, or as KernelBench runs do, level_1_problem_19_sample_0_kernel.py):{}",
-                                  unpaired.size(), list));
+    throw input_error(
+        fmt::format("no problem matches {} candidate file(s) (name them like the problem, e.g. "
+                    "19_ReLU_v2.py, or as KernelBench runs do, level_1_problem_19_sample_0_kernel.py):{}",
+                    unpaired.size(), list));
   }
   return jobs;
 }

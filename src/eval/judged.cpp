@@ -78,8 +78,8 @@ bool record_checks(judged& j, const output_checks& c, std::size_t expected, cons
   return ok;
 }
 
-bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
-                     const char* mismatch_code) {
+bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got,
+                     const std::string& where, const char* mismatch_code) {
   return record_checks(j, check_outputs(ref, got), ref.size(), where, mismatch_code);
 }
 

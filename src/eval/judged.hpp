@@ -36,8 +36,8 @@ void fail_request(judged& j, const answer& a, const char* stage, session& s);
 std::string joined(simdjson::dom::array arr);
 
 // Compares a call's outputs with the reference's; false when a reason was recorded.
-bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got, const std::string& where,
-                     const char* mismatch_code);
+bool compare_outputs(judged& j, const std::vector<tensor>& ref, const std::vector<tensor>& got,
+                     const std::string& where, const char* mismatch_code);
 // The same in two steps, so that the outputs can be let go before the reasons are recorded: the
 // checks of each output (none when the counts differ), then their reasons.
 struct output_checks {

@@ -55,7 +55,8 @@ evaluation imported_evaluation(simdjson::dom::element r, const eval_job& job, co
   simdjson::dom::element meta;
   if (r["metadata"].get(meta) != simdjson::SUCCESS || !meta.is_object()) meta = r;  // absent: read nothing from it
   bool compiled = false, correct = false;
-  if (r["compiled"].get_bool().get(compiled) != simdjson::SUCCESS || r["correctness"].get_bool().get(correct) != simdjson::SUCCESS)
+  if (r["compiled"].get_bool().get(compiled) != simdjson::SUCCESS ||
+      r["correctness"].get_bool().get(correct) != simdjson::SUCCESS)
     throw input_error(fmt::format("{}: a result without \"compiled\" and \"correctness\" booleans", where));
   const std::string runtime_error = string_or(meta, "runtime_error");
   if (!compiled) e.result = verdict::compile_error;
@@ -84,7 +85,8 @@ evaluation imported_evaluation(simdjson::dom::element r, const eval_job& job, co
     for (auto d : diffs) {
       double v = 0;
       std::string_view s;
-      if (d.get_double().get(v) != simdjson::SUCCESS && d.get_string().get(s) == simdjson::SUCCESS) v = std::strtod(std::string(s).c_str(), nullptr);
+      if (d.get_double().get(v) != simdjson::SUCCESS && d.get_string().get(s) == simdjson::SUCCESS)
+        v = std::strtod(std::string(s).c_str(), nullptr);
       if (std::isnan(e.errors.max_abs_error) || v > e.errors.max_abs_error) e.errors.max_abs_error = v;
     }
   }
@@ -117,7 +119,9 @@ kernelbench_run read_kernelbench_run(const fs::path& runs_dir, const std::vector
                                      const std::string& source) {
   const fs::path file = runs_dir / "eval_results.json";
   const auto text = util::read_file(file);
-  if (!text) throw input_error(fmt::format("{}: no such file (a KernelBench runs folder holds its eval_results.json)", file.string()));
+  if (!text)
+    throw input_error(
+        fmt::format("{}: no such file (a KernelBench runs folder holds its eval_results.json)", file.string()));
   simdjson::dom::parser parser;
   simdjson::dom::object by_problem;
   const simdjson::padded_string padded(*text);

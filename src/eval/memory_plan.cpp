@@ -33,8 +33,8 @@ memory_plan estimate_memory(set_bytes b, int trials, int timing_sets, bool keep_
 
   // Preparing: the parent holds the trials made so far (or the first, while the plan is made); the
   // reference's worker makes them, then times its forward on its sets; the first candidate's starts.
-  const std::uint64_t prepare = std::max(kept, s) + std::max(w + making, timing_sets > 0 ? reference_idle + call : 0) +
-                                w + std::max(i, o);
+  const std::uint64_t prepare =
+      std::max(kept, s) + std::max(w + making, timing_sets > 0 ? reference_idle + call : 0) + w + std::max(i, o);
   // Checking a candidate's trials: the parent holds the trials (or the one made again) and one
   // call's outputs; one worker works while the other waits.
   const std::uint64_t checking =
@@ -66,6 +66,8 @@ std::optional<memory_plan> fit_memory(set_bytes b, int trials, int timing_sets, 
   return std::nullopt;
 }
 
-std::string gib_text(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+std::string gib_text(std::uint64_t bytes) {
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
+}
 
 }  // namespace headroom::eval

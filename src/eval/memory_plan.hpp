@@ -21,11 +21,11 @@ struct set_bytes {
 
 struct memory_plan {
   int trials = 0;
-  int timing_sets = 0;      // 0: not timed
+  int timing_sets = 0;  // 0: not timed
   bool keep_trials = true;  // the parent keeps every trial; else the reference's worker makes each again
   std::uint64_t parent = 0;  // the parent's own peak
-  std::uint64_t peak = 0;    // the parent, the problem's workers and their payload regions at the fullest moment
-  std::uint64_t idle = 0;    // the workers started ahead (the next candidate's, the next problem's reference)
+  std::uint64_t peak = 0;  // the parent, the problem's workers and their payload regions at the fullest moment
+  std::uint64_t idle = 0;  // the workers started ahead (the next candidate's, the next problem's reference)
   std::uint64_t total() const { return peak + idle; }
 };
 

@@ -72,13 +72,16 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
   }
   if (p.candidate_failed || !p.error.empty() || p.ratios.empty()) {
     if (!p.candidate_failed && p.error.empty())
-      p.error = p.mismatched ? fmt::format("no round timed both sides the same way ({} held on one side only)", p.mismatched)
-                             : "no rounds";
+      p.error = p.mismatched
+                    ? fmt::format("no round timed both sides the same way ({} held on one side only)", p.mismatched)
+                    : "no rounds";
     return p;
   }
   if (sides) {
     // Each side: its median device cost, or its least host time where that is longer (paired.hpp).
-    auto cost = [&](int k) { return std::max(worker::median_of(device[k]), *std::min_element(host[k].begin(), host[k].end())); };
+    auto cost = [&](int k) {
+      return std::max(worker::median_of(device[k]), *std::min_element(host[k].begin(), host[k].end()));
+    };
     p.speedup = cost(1) / cost(0);
     p.by_sides = true;
   } else {
@@ -93,7 +96,8 @@ paired_result run_paired_rounds(int rounds, const turn_function& candidate, cons
   return p;
 }
 
-paired_result alternated_speedup(const std::vector<alternated_call>& candidate, const std::vector<alternated_call>& reference) {
+paired_result alternated_speedup(const std::vector<alternated_call>& candidate,
+                                 const std::vector<alternated_call>& reference) {
   paired_result p;
   p.alternated = true;
   std::map<std::int64_t, double> cand;
@@ -120,7 +124,9 @@ paired_result alternated_speedup(const std::vector<alternated_call>& candidate, 
   p.std_error = by_order[1].empty() ? e0 : by_order[0].empty() ? e1 : 0.5 * std::sqrt(e0 * e0 + e1 * e1);
   std::vector<double> sorted = p.ratios;
   std::sort(sorted.begin(), sorted.end());
-  const auto at = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]; };
+  const auto at = [&](double q) {
+    return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
+  };
   p.rel_spread = (at(0.75) - at(0.25)) / p.speedup;
   return p;
 }
@@ -236,8 +242,8 @@ paired_result time_paired(session& candidate, const reference_data& ref, const r
     std::vector<alternated_call> candidate_calls, reference_calls;
     paired_result p;
     for (int timing = 0; timing < alternating_timings; ++timing) {
-      auto [c, r] = session::ask_alternating(candidate, candidate_fields, other, reference_fields,
-                                             run.options.run_timeout * 10);
+      auto [c, r] =
+          session::ask_alternating(candidate, candidate_fields, other, reference_fields, run.options.run_timeout * 10);
       if (!check(c)) {
         failed.candidate_failed = true;
         return failed;

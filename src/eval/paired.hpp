@@ -47,15 +47,15 @@ struct paired_turn {
 
 struct paired_result {
   std::vector<double> ratios;  // per round (alternating: per pair of calls): the reference's cost / the candidate's
-  double speedup = 0;          // from the sides' costs (held) or from the orders' medians (paired.cpp)
-  bool by_sides = false;       // the speedup divides the two sides' costs over their held turns
-  double rel_spread = 0;       // (max - min) of the ratios / speedup; alternating: their interquartile range / speedup
-  bool alternated = false;     // from alternating calls (time_paired's `alternate`), not turns
-  double std_error = 0;        // alternating: the speedup's relative standard error, from the ratios' spread
-  int mismatched = 0;          // rounds whose two turns were timed differently (held, with dispatch): no ratio
-  int cpu = -1;                // the CPU both sides' timed calls ran on; -1 when not pinned
+  double speedup = 0;  // from the sides' costs (held) or from the orders' medians (paired.cpp)
+  bool by_sides = false;  // the speedup divides the two sides' costs over their held turns
+  double rel_spread = 0;  // (max - min) of the ratios / speedup; alternating: their interquartile range / speedup
+  bool alternated = false;  // from alternating calls (time_paired's `alternate`), not turns
+  double std_error = 0;  // alternating: the speedup's relative standard error, from the ratios' spread
+  int mismatched = 0;  // rounds whose two turns were timed differently (held, with dispatch): no ratio
+  int cpu = -1;  // the CPU both sides' timed calls ran on; -1 when not pinned
   bool candidate_failed = false;  // a candidate's turn failed (its verdict says why)
-  std::string error;           // the reference side could not be timed again: the unpaired speedup stands
+  std::string error;  // the reference side could not be timed again: the unpaired speedup stands
 };
 
 // The rounds themselves, on any two timing functions (each returns its side's turn, or nothing when
@@ -88,7 +88,7 @@ class cpu_claim {
   cpu_claim& operator=(cpu_claim&&) = delete;
   cpu_claim(const cpu_claim&) = delete;
   ~cpu_claim();
-  int cpu() const { return cpu_; }    // -1: none could be chosen (no pinning)
+  int cpu() const { return cpu_; }  // -1: none could be chosen (no pinning)
   bool held() const { return fd_ >= 0; }
 
  private:
@@ -117,7 +117,8 @@ struct alternated_call {
 // The standard error (std_error) is the two orders' medians' errors combined, each reckoned as a
 // timing's spread is (worker::median_rel_error: 1.2533 x the scaled median absolute deviation /
 // sqrt(count), over the median).
-paired_result alternated_speedup(const std::vector<alternated_call>& candidate, const std::vector<alternated_call>& reference);
+paired_result alternated_speedup(const std::vector<alternated_call>& candidate,
+                                 const std::vector<alternated_call>& reference);
 
 inline constexpr int alternating_timings = 3;
 inline constexpr double alternating_std_error = 0.01;

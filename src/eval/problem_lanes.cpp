@@ -37,12 +37,13 @@ void release_problem_memory(std::optional<reference_data>& ref) {
 
 }  // namespace
 
-problem_lanes::problem_lanes(job_source& source, compile_phase& compiled, bool compile_as_claimed,
-                             const run_state& run, const eval_callback& on_done)
+problem_lanes::problem_lanes(job_source& source, compile_phase& compiled, bool compile_as_claimed, const run_state& run,
+                             const eval_callback& on_done)
     : source(source), compiled(compiled), compile_as_claimed(compile_as_claimed), run_(run), on_done(on_done) {}
 
 bool problem_lanes::needs_reference(const job_batch& b) const {
-  return std::any_of(b.jobs.begin(), b.jobs.end(), [&](const eval_job* j) { return !compiled.failure(j->candidate.hash); });
+  return std::any_of(b.jobs.begin(), b.jobs.end(),
+                     [&](const eval_job* j) { return !compiled.failure(j->candidate.hash); });
 }
 
 void problem_lanes::run(const std::vector<std::string>& devices, std::vector<evaluation>& results) {
@@ -138,19 +139,19 @@ void problem_lanes::prepare(lane_state& l, const job_batch& batch, std::size_t k
     util::phase_trace trace("prepare_reference");
     std::unique_ptr<session> started = l.next_reference ? l.next_reference->take() : nullptr;
     l.next_reference.reset();
-    l.ref = prepare_reference(j->problem, run_, l.device, l.device_ceilings, [&l] { l.wait_for_pending(); },
-                              std::move(started), audit);
+    l.ref = prepare_reference(
+        j->problem, run_, l.device, l.device_ceilings, [&l] { l.wait_for_pending(); }, std::move(started), audit);
     l.ref_problem = j->problem.hash;
   }
   if (!l.ref->error.empty()) l.pending.reset();  // every candidate gets reference_error
   if (!audit) return;
   const bool audit_beside = l.device != "cpu" || !run_.options.timing;
-  audit_line = std::async(audit_beside ? std::launch::async : std::launch::deferred,
-                          [&problem = j->problem, &data = *l.ref] {
-                            auto quiet = host_work();  // not while a lane measures
-                            util::phase_trace trace("audit");
-                            return audit_json(audit_reference(problem.id, data));
-                          });
+  audit_line =
+      std::async(audit_beside ? std::launch::async : std::launch::deferred, [&problem = j->problem, &data = *l.ref] {
+        auto quiet = host_work();  // not while a lane measures
+        util::phase_trace trace("audit");
+        return audit_json(audit_reference(problem.id, data));
+      });
   if (!audit_beside) append_audit(audit_line);
 }
 
@@ -175,8 +176,10 @@ void problem_lanes::append_audit(std::future<std::string>& audit_line) {
 void problem_lanes::store_result(const job_batch& batch, std::size_t k, const evaluation& e) {
   const eval_job* j = batch.jobs[k];
   if (!source.store(batch, k, e)) {
-    std::fprintf(stderr, "headroom: %s on %s: its claim lapsed and another process evaluates it; this result "
-                         "is not stored\n", j->candidate.path.c_str(), j->problem.id.c_str());
+    std::fprintf(stderr,
+                 "headroom: %s on %s: its claim lapsed and another process evaluates it; this result "
+                 "is not stored\n",
+                 j->candidate.path.c_str(), j->problem.id.c_str());
     return;
   }
   const auto [n, total] = source.progress();

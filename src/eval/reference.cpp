@@ -60,9 +60,10 @@ std::string beyond_budget(set_bytes known, bool outputs_known, const run_state& 
                                                  gib_text(known.inputs + known.outputs), gib_text(known.inputs),
                                                  gib_text(known.outputs))
                                    : fmt::format("its inputs are {}", gib_text(known.inputs));
-  return fmt::format("{}: evaluating it needs {}{} (the parent and its workers together), more than the memory "
-                     "budget of {} (--memory-budget; docs/eval.md, \"Memory\")",
-                     what, outputs_known ? "" : "at least ", gib_text(need), gib_text(run.memory_budget));
+  return fmt::format(
+      "{}: evaluating it needs {}{} (the parent and its workers together), more than the memory "
+      "budget of {} (--memory-budget; docs/eval.md, \"Memory\")",
+      what, outputs_known ? "" : "at least ", gib_text(need), gib_text(run.memory_budget));
 }
 
 std::uint64_t refused_bytes(const answer& a) {
@@ -97,9 +98,11 @@ bool make_trial(session& s, const run_state& run, trial_data& t, bool record_ops
   made.constants = constants;
   // The worker runs the forward on the inputs it just sent, which it kept: the same bytes, not
   // sent back.
-  answer out = s.ask(fmt::format(R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true,"release":true,"max_bytes":{})",
-                                 wire::describe(t.inputs), record_ops, largest_fitting(run, bytes_of(t.inputs), false)),
-                     {}, run.options.run_timeout);
+  answer out = s.ask(
+      fmt::format(
+          R"("op":"run","inputs":{},"poison":-1,"record_ops":{},"kept_inputs":true,"release":true,"max_bytes":{})",
+          wire::describe(t.inputs), record_ops, largest_fitting(run, bytes_of(t.inputs), false)),
+      {}, run.options.run_timeout);
   if (out.failure == worker_failure::none && !out.ok && out.error == "too_large") {
     error = beyond_budget({bytes_of(t.inputs), refused_bytes(out)}, true, run);
     return false;
@@ -132,9 +135,10 @@ bool run_trial(session& s, const run_state& run, reference_data& ref, trial_data
     ref.ops = std::move(made.ops);
   }
   if (made.constants != ref.constants) {
-    error = fmt::format("get_inputs() returned other non-tensor arguments under another seed ({} and {}); "
-                        "headroom passes one set of them to every call",
-                        ref.constants, made.constants);
+    error = fmt::format(
+        "get_inputs() returned other non-tensor arguments under another seed ({} and {}); "
+        "headroom passes one set of them to every call",
+        ref.constants, made.constants);
     return false;
   }
   return true;
@@ -176,10 +180,10 @@ bool plan_memory(const trial_data& first, int trials, const run_state& run, refe
   }
   ref.keep_trials = plan->keep_trials;
   if (plan->timing_sets < timing_sets)
-    ref.reduced = fmt::format("{} timing set(s) instead of {}: one set of inputs and outputs is {}, the memory "
-                              "budget {}",
-                              plan->timing_sets, timing_sets, gib_text(one.inputs + one.outputs),
-                              gib_text(run.memory_budget));
+    ref.reduced = fmt::format(
+        "{} timing set(s) instead of {}: one set of inputs and outputs is {}, the memory "
+        "budget {}",
+        plan->timing_sets, timing_sets, gib_text(one.inputs + one.outputs), gib_text(run.memory_budget));
   timing_sets = plan->timing_sets;
   return true;
 }
@@ -227,9 +231,9 @@ bool make_trials(session& s, const problem_spec& problem, const run_state& run, 
 // (timing_sets.hpp); the parent reads each once, for the shapes of symmetric inputs.
 bool keep_timing_sets(session& s, const run_state& run, int timing_sets, reference_data& ref) {
   for (int k = 0; k < timing_sets; ++k) {
-    answer in = s.ask(fmt::format(R"("op":"inputs","seed":{},"distribution":0,"keep_set":{})",
-                                  trial_seed(run.seed, 100 + k), k),
-                      {}, run.options.run_timeout);
+    answer in = s.ask(
+        fmt::format(R"("op":"inputs","seed":{},"distribution":0,"keep_set":{})", trial_seed(run.seed, 100 + k), k), {},
+        run.options.run_timeout);
     if (in.failure != worker_failure::none || !in.ok) {
       ref.error = "get_inputs() failed: " + describe(in);
       return false;
@@ -261,7 +265,8 @@ bool time_baselines(session& s, const run_state& run, const std::string& device,
   std::string request = timing_request(limits_of(o), ref, false, o.hold_launches);
   std::string kept_request = request;
   std::string dispatch_request = timing_request(limits_of(o), ref, false, false);
-  auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into, std::chrono::seconds timeout) {
+  auto time_dispatch = [&](const timing_summary& held, std::optional<timing_summary>& into,
+                           std::chrono::seconds timeout) {
     if (!held.held) return;
     answer d = s.ask(dispatch_request, {}, timeout);
     if (d.failure == worker_failure::none && d.ok) into = parse_timing(d.doc["timing"]);

@@ -20,7 +20,7 @@ namespace headroom::eval {
 // speed-of-light floor's denominators (speed_of_light.hpp).
 struct ceilings {
   double bandwidth = 0;  // bytes/s, read + written
-  double matmul = 0;     // FLOP/s, dense bf16
+  double matmul = 0;  // FLOP/s, dense bf16
 };
 
 // started: the problem's reference worker, already greeted (session_start::take), or null to start one here.

@@ -28,7 +28,7 @@ struct reference_data {
   std::vector<trial_data> trials;
   bool keep_trials = true;
   int skipped_trials = 0;  // distributions outside the problem's domain
-  std::string reduced;     // how the memory budget cut the timing sets
+  std::string reduced;  // how the memory budget cut the timing sets
   // The timing sets live in the reference's worker (its inputs requests with keep_set), which
   // passes them on to every worker that times (timing_sets.hpp); the parent keeps their count.
   int timing_sets = 0;

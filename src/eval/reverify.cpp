@@ -43,12 +43,14 @@ reverify_plan plan_reverify(results_store& store, const evaluation_filter& f, co
     auto c = store.candidate(e.candidate_hash);
     auto p = store.problem_by_hash(e.problem_hash);
     if (!c || !p) {
-      plan.skipped.push_back(fmt::format("{} on {}: the stored source text is missing; skipped", e.candidate_path, e.problem));
+      plan.skipped.push_back(
+          fmt::format("{} on {}: the stored source text is missing; skipped", e.candidate_path, e.problem));
       continue;
     }
     auto ppath = folder / "problems" / p->hash.substr(0, 16) / p->id;
     ppath += ".py";
-    auto cpath = folder / "candidates" / (c->hash.substr(0, 16) + "_" + std::filesystem::path(c->path).filename().string());
+    auto cpath =
+        folder / "candidates" / (c->hash.substr(0, 16) + "_" + std::filesystem::path(c->path).filename().string());
     write_text(ppath, p->text);
     write_text(cpath, c->text);
     eval_job j{load_problem(ppath), load_candidate(cpath, c->source)};
@@ -64,8 +66,8 @@ std::vector<const evaluation*> timing_lost(const reverify_plan& plan, const eval
   if (options.timing) return lost;
   const auto devices = expand_devices(options.device);
   for (const auto& e : plan.before) {
-    const bool replaced = e.checker == checker_version &&
-                          std::find(devices.begin(), devices.end(), e.env.device) != devices.end();
+    const bool replaced =
+        e.checker == checker_version && std::find(devices.begin(), devices.end(), e.env.device) != devices.end();
     if (replaced && (e.speedup || e.candidate_timing)) lost.push_back(&e);
   }
   return lost;

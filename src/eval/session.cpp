@@ -145,7 +145,9 @@ answer session::request(const std::string& fields, std::span<const std::span<con
       if (q["ask"].get_string().get(what)) what = "call";
       // Alternating: this worker waits, stopped when it is a candidate's sandbox, while the other
       // runs a call (its background threads would otherwise run beside the other's call).
-      if (turns) turns->before_call(side, [this] { process_->freeze(); }, [this] { process_->thaw(); });
+      if (turns)
+        turns->before_call(
+            side, [this] { process_->freeze(); }, [this] { process_->thaw(); });
       return timing_.answer(what, call);
     };
   }
@@ -165,10 +167,11 @@ answer session::request(const std::string& fields, std::span<const std::span<con
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }
 
 answer session::hello(std::chrono::seconds timeout, bool warm_record) {
-  answer a = ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"op_record":{},"warm_record":{})",
-                             json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_),
-                             json_string(op_record_path_), warm_record),
-                 {}, timeout);
+  answer a =
+      ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"op_record":{},"warm_record":{})",
+                      json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_),
+                      json_string(op_record_path_), warm_record),
+          {}, timeout);
   if (a.failure != worker_failure::none || (!a.ok && a.error == "setup"))
     throw input_error(fmt::format("the evaluation worker could not start on {}: {}{}\n{}", device_,
                                   a.failure != worker_failure::none ? a.detail : a.message,
@@ -177,9 +180,10 @@ answer session::hello(std::chrono::seconds timeout, bool warm_record) {
   bool poisoning = false;
   if (device_ != "cpu" && (a.doc["poison_allocator"].get_bool().get(poisoning) || !poisoning))
     // Without it an unwritten output could hold stale data that happens to be right.
-    throw input_error(fmt::format("the poisoning CUDA allocator ({}) could not be loaded on {}; rebuild headroom "
-                                  "with the CUDA toolkit so lib/libheadroom_poison_alloc.so exists",
-                                  poison_allocator_.empty() ? "not found" : poison_allocator_, device_));
+    throw input_error(
+        fmt::format("the poisoning CUDA allocator ({}) could not be loaded on {}; rebuild headroom "
+                    "with the CUDA toolkit so lib/libheadroom_poison_alloc.so exists",
+                    poison_allocator_.empty() ? "not found" : poison_allocator_, device_));
   std::string_view s;
   if (!a.doc["op_record"].get_string().get(s)) op_record_ = s;
   if (op_record_ != "dispatcher") {
@@ -187,8 +191,10 @@ answer session::hello(std::chrono::seconds timeout, bool warm_record) {
     if (a.doc["op_record_missing"].get_string().get(missing)) missing = "the worker gave no reason";
     static std::once_flag said;
     std::call_once(said, [&] {
-      fmt::print(stderr, "headroom: the worker records operators in Python ({}); candidate code can hide a "
-                         "PyTorch fallback from that record (docs/eval.md, \"Verdicts\")\n", missing);
+      fmt::print(stderr,
+                 "headroom: the worker records operators in Python ({}); candidate code can hide a "
+                 "PyTorch fallback from that record (docs/eval.md, \"Verdicts\")\n",
+                 missing);
     });
   }
   env_.device = device_;

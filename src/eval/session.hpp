@@ -30,9 +30,9 @@ using record::timing_summary;
 struct answer {
   worker_failure failure = worker_failure::none;
   std::string detail;  // failure detail
-  bool ok = false;     // the worker answered ok:true
-  std::string error;   // ok:false: compile_error, load_error, runtime_error, setup
-  std::string kind;    // out_of_memory, illegal_address or empty
+  bool ok = false;  // the worker answered ok:true
+  std::string error;  // ok:false: compile_error, load_error, runtime_error, setup
+  std::string kind;  // out_of_memory, illegal_address or empty
   std::string message;
   std::string traceback;
   std::shared_ptr<simdjson::dom::parser> parser;

@@ -24,8 +24,7 @@ session_start::~session_start() {
   if (!started_.valid()) return;
   try {
     started_.get();
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 void session_start::wait() const {

@@ -18,8 +18,8 @@ namespace headroom::eval {
 // first (wait()), so that a worker starting up never disturbs a measurement.
 class session_start {
  public:
-  session_start(const run_state& run, const std::string& device, const std::string& label,
-                bool warm_record = true, std::optional<sandbox::policy> isolation = std::nullopt);
+  session_start(const run_state& run, const std::string& device, const std::string& label, bool warm_record = true,
+                std::optional<sandbox::policy> isolation = std::nullopt);
   ~session_start();
   session_start(const session_start&) = delete;
   session_start& operator=(const session_start&) = delete;

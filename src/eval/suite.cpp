@@ -80,8 +80,8 @@ bool meets_expectation(const suite_case& c, const evaluation& e, std::string& wh
         return false;
       }
   if (c.max_speedup && e.speedup && *e.speedup >= *c.max_speedup) {
-    why = fmt::format("a speedup of {:.3f}, at or above the bound of {:.3f} a slower candidate must stay under", *e.speedup,
-                      *c.max_speedup);
+    why = fmt::format("a speedup of {:.3f}, at or above the bound of {:.3f} a slower candidate must stay under",
+                      *e.speedup, *c.max_speedup);
     return false;
   }
   return true;

@@ -53,7 +53,8 @@ std::uint32_t encode_narrow(double x, int exponent_bits, int mantissa_bits) {
   return sign | std::uint32_t(magnitude);
 }
 
-template <class Int> void store_integer(double value, std::byte* base, std::size_t i) {
+template <class Int>
+void store_integer(double value, std::byte* base, std::size_t i) {
   // torch's float -> int conversion truncates toward zero; NaN and out-of-range values are
   // undefined there, here they are 0 and the nearest representable value.
   constexpr double low = double(std::numeric_limits<Int>::min());
@@ -78,7 +79,9 @@ namespace detail {
 
 void store_value(dtype t, double value, std::byte* base, std::size_t i) {
   switch (t) {
-    case dtype::f64: std::memcpy(base + i * 8, &value, 8); return;
+    case dtype::f64:
+      std::memcpy(base + i * 8, &value, 8);
+      return;
     case dtype::f32: {
       const auto v = static_cast<float>(value);  // the hardware conversion rounds to nearest even
       std::memcpy(base + i * 4, &v, 4);
@@ -94,11 +97,21 @@ void store_value(dtype t, double value, std::byte* base, std::size_t i) {
       std::memcpy(base + i * 2, &v, 2);
       return;
     }
-    case dtype::i64: store_integer<std::int64_t>(value, base, i); return;
-    case dtype::i32: store_integer<std::int32_t>(value, base, i); return;
-    case dtype::i16: store_integer<std::int16_t>(value, base, i); return;
-    case dtype::i8: store_integer<std::int8_t>(value, base, i); return;
-    case dtype::u8: store_integer<std::uint8_t>(value, base, i); return;
+    case dtype::i64:
+      store_integer<std::int64_t>(value, base, i);
+      return;
+    case dtype::i32:
+      store_integer<std::int32_t>(value, base, i);
+      return;
+    case dtype::i16:
+      store_integer<std::int16_t>(value, base, i);
+      return;
+    case dtype::i8:
+      store_integer<std::int8_t>(value, base, i);
+      return;
+    case dtype::u8:
+      store_integer<std::uint8_t>(value, base, i);
+      return;
     case dtype::boolean: {
       const std::uint8_t v = value != 0.0 ? 1 : 0;  // NaN is true, as bool(float('nan')) in Python
       std::memcpy(base + i, &v, 1);
@@ -108,7 +121,6 @@ void store_value(dtype t, double value, std::byte* base, std::size_t i) {
 }
 
 }  // namespace detail
-
 
 std::int64_t tensor::numel() const {
   std::int64_t n = 1;

@@ -69,7 +69,8 @@ call_overhead measure_overhead(const std::vector<timed_call>& calls, const timin
   return {worker::median_of(outside), worker::median_of(gap)};
 }
 
-std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference) {
+std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log,
+                               const call_overhead& reference) {
   if (!log.irregular().empty()) return log.irregular();
   if (calls.empty()) return "an answer without the calls it timed";
   constexpr double slack_ms = 0.05;
@@ -87,7 +88,8 @@ std::string contradicted_times(const std::vector<timed_call>& calls, const timin
     double interval = log.interval_ms(c.call);
     if (interval < 0) return fmt::format("call {} was reported but its start and end were not both announced", c.call);
     if (c.wall_ms > interval + slack_ms)
-      return fmt::format("call {}: a wall clock of {:.4g} ms in {:.4g} ms by the parent's clock", c.call, c.wall_ms, interval);
+      return fmt::format("call {}: a wall clock of {:.4g} ms in {:.4g} ms by the parent's clock", c.call, c.wall_ms,
+                         interval);
   }
   // Shorter than the stamps: an honest call's wall clock fills its interval but for the harness's
   // steps between a stamp and the timer, as on the reference's worker; a worker that reports its
@@ -101,9 +103,10 @@ std::string contradicted_times(const std::vector<timed_call>& calls, const timin
   }
   const double wall = worker::median_of(walls), over = worker::median_of(excess) - reference.outside_ms;
   if (over > unreported_slack_ms + unreported_share * wall)
-    return fmt::format("the calls took a median {:.4g} ms longer between their stamped start and end than the worker "
-                       "reported (its median wall clock {:.4g} ms; the reference's harness, {:.4g} ms)",
-                       over, wall, reference.outside_ms);
+    return fmt::format(
+        "the calls took a median {:.4g} ms longer between their stamped start and end than the worker "
+        "reported (its median wall clock {:.4g} ms; the reference's harness, {:.4g} ms)",
+        over, wall, reference.outside_ms);
   return {};
 }
 
@@ -114,9 +117,10 @@ std::string unconfirmed_times(const std::vector<timed_call>& calls, const call_o
   // A device or host time reported shorter than it was leaves the difference in every call's gap.
   double least_gap = *std::min_element(gaps.begin(), gaps.end());
   if (least_gap > 1.5 * reference.gap_ms + 0.05)
-    return fmt::format("at least {:.4g} ms of every call's wall clock is neither its device nor its host time (the "
-                       "reference's: {:.4g} ms)",
-                       least_gap, reference.gap_ms);
+    return fmt::format(
+        "at least {:.4g} ms of every call's wall clock is neither its device nor its host time (the "
+        "reference's: {:.4g} ms)",
+        least_gap, reference.gap_ms);
   return {};
 }
 
@@ -176,8 +180,9 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
     std::size_t at = 0;
     for (simdjson::dom::element c : checked) {
       auto call = static_cast<std::size_t>(c["call"].get_int64().value());
-      whole.emplace_back(call, checked.size() == 1 ? wire::decode(c["outputs"].get_array().value(), std::move(a.payload))
-                                                   : wire::decode(c["outputs"].get_array().value(), a.payload, at));
+      whole.emplace_back(call, checked.size() == 1
+                                   ? wire::decode(c["outputs"].get_array().value(), std::move(a.payload))
+                                   : wire::decode(c["outputs"].get_array().value(), a.payload, at));
     }
   }
   // The calls to run again: those sent whole, and some chosen now, after the answer arrived.
@@ -197,7 +202,8 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
   std::string list, symmetric;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     if (!log.planned(static_cast<std::int64_t>(chosen[k]))) {
-      j.fail(verdict::incorrect, "tampering", fmt::format("timed call {} came back whole but was never asked for", chosen[k]));
+      j.fail(verdict::incorrect, "tampering",
+             fmt::format("timed call {} came back whole but was never asked for", chosen[k]));
       return;
     }
     list += fmt::format(R"({}{{"set":{},"seed":{},"whole":{}}})", k ? "," : "", log.set(chosen[k]), log.seed(chosen[k]),
@@ -206,7 +212,7 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
   for (std::uint64_t n : ref.symmetric) symmetric += fmt::format("{}{}", symmetric.empty() ? "" : ",", n);
   answer r = ref.worker->ask(fmt::format(R"("op":"replay","calls":[{}],"symmetric":[{}],"sketch_seed":{},{})", list,
                                          symmetric, sketch_seed, keep_heap(ref)),
-                               {}, run.options.run_timeout * 2);
+                             {}, run.options.run_timeout * 2);
   if (r.failure != worker_failure::none || !r.ok) {
     // The reference failing to run again says nothing about the candidate: the check is skipped,
     // and the evaluation says so.
@@ -221,7 +227,8 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
   for (simdjson::dom::element metas : ref_outputs) {
     if (k < whole.size()) {
       std::vector<tensor> expected = wire::decode(metas.get_array().value(), r.payload, at);
-      if (!compare_outputs(j, expected, whole[k].second, fmt::format("timed call {}", whole[k].first), "timed_output_mismatch"))
+      if (!compare_outputs(j, expected, whole[k].second, fmt::format("timed call {}", whole[k].first),
+                           "timed_output_mismatch"))
         return;
     }
     ++k;
@@ -231,14 +238,16 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
     const std::vector<sketch>& expected = reference_sketches.at(whole.size() + n);
     if (c.outputs.size() != expected.size()) {
       j.fail(verdict::incorrect, "timed_output_mismatch",
-             fmt::format("timed call {}: {} outputs sketched, the reference has {}", c.call, c.outputs.size(), expected.size()));
+             fmt::format("timed call {}: {} outputs sketched, the reference has {}", c.call, c.outputs.size(),
+                         expected.size()));
       return;
     }
     for (std::size_t i = 0; i < expected.size(); ++i) {
       std::string why;
       dtype type = i < shapes.size() ? shapes[i].type : dtype::f32;
       if (!sketches_agree(c.outputs[i], expected[i], type, why)) {
-        j.fail(verdict::incorrect, "timed_output_mismatch", fmt::format("timed call {}, output {}: {}", c.call, i, why));
+        j.fail(verdict::incorrect, "timed_output_mismatch",
+               fmt::format("timed call {}, output {}: {}", c.call, i, why));
         return;
       }
     }

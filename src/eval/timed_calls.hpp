@@ -53,7 +53,8 @@ call_overhead measure_overhead(const std::vector<timed_call>& calls, const timin
 // contradicts a timing request.
 inline constexpr double unreported_slack_ms = 0.05;
 inline constexpr double unreported_share = 0.05;
-std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log, const call_overhead& reference);
+std::string contradicted_times(const std::vector<timed_call>& calls, const timing_log& log,
+                               const call_overhead& reference);
 
 // Empty, or what the parent cannot confirm of the reported times (timing_unconfirmed, an
 // informative flag): every call's wall clock is longer than its device and host time by more than

@@ -13,7 +13,7 @@ namespace headroom::eval {
 // worker's answer).
 struct set_transfer {
   std::string error;
-  answer failed;        // the receiving worker's failed answer (error empty when the failure was the reference's)
+  answer failed;  // the receiving worker's failed answer (error empty when the failure was the reference's)
   bool receiver = false;
 };
 set_transfer send_timing_sets(const reference_data& ref, session& to, const run_state& run);

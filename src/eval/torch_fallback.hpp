@@ -18,6 +18,7 @@ bool is_compute_operator(std::string_view name);
 // only; candidate: every operator the candidate's calls dispatched, at any depth, on any thread.
 // Returns the reference's compute operators, ", "-joined, when the candidate dispatched all of them
 // (and there is at least one); nothing otherwise.
-std::optional<std::string> torch_fallback(std::span<const std::string> reference, const std::set<std::string>& candidate);
+std::optional<std::string> torch_fallback(std::span<const std::string> reference,
+                                          const std::set<std::string>& candidate);
 
 }  // namespace headroom::eval

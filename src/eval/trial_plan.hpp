@@ -11,7 +11,7 @@ namespace headroom::eval {
 struct trial_data {
   std::uint64_t seed = 0;
   int distribution = 0;
-  std::vector<tensor> inputs;   // empty when the parent does not keep its trials (memory_plan.hpp)
+  std::vector<tensor> inputs;  // empty when the parent does not keep its trials (memory_plan.hpp)
   std::vector<tensor> outputs;
 };
 

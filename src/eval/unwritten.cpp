@@ -52,15 +52,24 @@ poison_marks mark_poisoned(const tensor& with_poison_a, std::byte poison_a, unsi
   validate(with_poison_a, "output of the first call");
   poison_marks m{with_poison_a.type, with_poison_a.shape, {}};
   switch (dtype_size(with_poison_a.type)) {
-    case 1: m.bits = poisoned_bits<std::uint8_t>(with_poison_a.bytes, poison_a, threads); break;
-    case 2: m.bits = poisoned_bits<std::uint16_t>(with_poison_a.bytes, poison_a, threads); break;
-    case 4: m.bits = poisoned_bits<std::uint32_t>(with_poison_a.bytes, poison_a, threads); break;
-    default: m.bits = poisoned_bits<std::uint64_t>(with_poison_a.bytes, poison_a, threads); break;
+    case 1:
+      m.bits = poisoned_bits<std::uint8_t>(with_poison_a.bytes, poison_a, threads);
+      break;
+    case 2:
+      m.bits = poisoned_bits<std::uint16_t>(with_poison_a.bytes, poison_a, threads);
+      break;
+    case 4:
+      m.bits = poisoned_bits<std::uint32_t>(with_poison_a.bytes, poison_a, threads);
+      break;
+    default:
+      m.bits = poisoned_bits<std::uint64_t>(with_poison_a.bytes, poison_a, threads);
+      break;
   }
   return m;
 }
 
-std::int64_t count_unwritten(const poison_marks& first, const tensor& with_poison_b, std::byte poison_b, unsigned threads) {
+std::int64_t count_unwritten(const poison_marks& first, const tensor& with_poison_b, std::byte poison_b,
+                             unsigned threads) {
   validate(with_poison_b, "output of the second call");
   if (first.type != with_poison_b.type || first.shape != with_poison_b.shape) {
     throw input_error(fmt::format("the candidate's two calls returned different outputs: {} {} and {} {}",
@@ -68,10 +77,14 @@ std::int64_t count_unwritten(const poison_marks& first, const tensor& with_poiso
                                   format_shape(with_poison_b.shape)));
   }
   switch (dtype_size(first.type)) {
-    case 1: return count_poisoned<std::uint8_t>(first.bits, with_poison_b.bytes, poison_b, threads);
-    case 2: return count_poisoned<std::uint16_t>(first.bits, with_poison_b.bytes, poison_b, threads);
-    case 4: return count_poisoned<std::uint32_t>(first.bits, with_poison_b.bytes, poison_b, threads);
-    default: return count_poisoned<std::uint64_t>(first.bits, with_poison_b.bytes, poison_b, threads);
+    case 1:
+      return count_poisoned<std::uint8_t>(first.bits, with_poison_b.bytes, poison_b, threads);
+    case 2:
+      return count_poisoned<std::uint16_t>(first.bits, with_poison_b.bytes, poison_b, threads);
+    case 4:
+      return count_poisoned<std::uint32_t>(first.bits, with_poison_b.bytes, poison_b, threads);
+    default:
+      return count_poisoned<std::uint64_t>(first.bits, with_poison_b.bytes, poison_b, threads);
   }
 }
 

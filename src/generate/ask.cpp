@@ -12,8 +12,8 @@ namespace headroom::generate {
 namespace {
 
 void wait(double seconds, const std::atomic<bool>& stop) {
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(seconds));
   // In slices, so that a stop is seen within 50 ms.
   while (!stop.load()) {
     const auto left = until - std::chrono::steady_clock::now();
@@ -73,10 +73,10 @@ ask_result ask(const model_config& config, const std::string& api_key, const std
       } else {
         const std::string message = error_message(response.body);
         if (response.status == 401 || response.status == 403) {
-          r.error = fmt::format("HTTP {}: the endpoint refused the key{}: {}", response.status,
-                                config.api_key_env.empty() ? " (api_key_env names none)"
-                                                           : fmt::format(" in ${}", config.api_key_env),
-                                message);
+          r.error = fmt::format(
+              "HTTP {}: the endpoint refused the key{}: {}", response.status,
+              config.api_key_env.empty() ? " (api_key_env names none)" : fmt::format(" in ${}", config.api_key_env),
+              message);
           endpoint_fault = true;
         } else if (response.status == 404) {
           r.error = fmt::format("HTTP 404 from {} (is base_url right, up to /v1, and is model '{}' served?): {}",

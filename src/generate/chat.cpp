@@ -126,7 +126,8 @@ chat_parse parse_chat_stream(std::string_view body) {
   }
   if (events == 0 && !done) return {std::nullopt, "malformed answer: no server-sent events"};
   if (!done && a.finish_reason.empty())
-    return {std::nullopt, fmt::format("the stream was cut short after {} event(s): no finish_reason and no [DONE]", events)};
+    return {std::nullopt,
+            fmt::format("the stream was cut short after {} event(s): no finish_reason and no [DONE]", events)};
   return {a, ""};
 }
 

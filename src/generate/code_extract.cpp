@@ -10,7 +10,7 @@ namespace headroom::generate {
 namespace {
 
 struct block {
-  std::string tag;   // the info string's first word, lower case ("python", "cpp", "")
+  std::string tag;  // the info string's first word, lower case ("python", "cpp", "")
   std::string body;
 };
 

@@ -7,7 +7,8 @@ namespace headroom::generate {
 feedback feedback_for(const std::optional<record::evaluation>& e, std::size_t log_chars) {
   feedback f;
   if (!e) {
-    f.evaluation = "Verdict: no_code. Your answer held no Python code block defining ModelNew, so there was nothing to evaluate.";
+    f.evaluation =
+        "Verdict: no_code. Your answer held no Python code block defining ModelNew, so there was nothing to evaluate.";
     f.request = "answer with the complete file in a fenced code block.";
     return f;
   }
@@ -19,16 +20,16 @@ feedback feedback_for(const std::optional<record::evaluation>& e, std::size_t lo
   if (e->result == record::verdict::correct) {
     if (e->speedup) {
       out += fmt::format("\nSpeedup over PyTorch eager: {:.3g}x", *e->speedup);
-      if (e->candidate_timing)
-        out += fmt::format(" ({:.4g} ms per call", e->candidate_timing->median_ms);
+      if (e->candidate_timing) out += fmt::format(" ({:.4g} ms per call", e->candidate_timing->median_ms);
       if (e->eager_timing) out += fmt::format(" against {:.4g} ms", e->eager_timing->median_ms);
       if (e->candidate_timing) out += ")";
       out += ".";
     }
     if (e->speedup_compiled) out += fmt::format("\nSpeedup over torch.compile: {:.3g}x.", *e->speedup_compiled);
     if (e->speed_of_light_ms && e->candidate_timing && e->candidate_timing->median_ms > 0)
-      out += fmt::format("\nSpeed of light (bytes and FLOPs at the device's peak rates): {:.4g} ms, {:.0f}% of it reached.",
-                         *e->speed_of_light_ms, 100.0 * *e->speed_of_light_ms / e->candidate_timing->median_ms);
+      out += fmt::format(
+          "\nSpeed of light (bytes and FLOPs at the device's peak rates): {:.4g} ms, {:.0f}% of it reached.",
+          *e->speed_of_light_ms, 100.0 * *e->speed_of_light_ms / e->candidate_timing->median_ms);
   } else if (e->result != record::verdict::incorrect || e->reasons.empty()) {
     if (!e->log.empty()) {
       std::string tail = e->log.size() > log_chars ? "...\n" + e->log.substr(e->log.size() - log_chars) : e->log;
@@ -36,15 +37,26 @@ feedback feedback_for(const std::optional<record::evaluation>& e, std::size_t lo
     }
   }
   if (e->errors.trials > 0)
-    out += fmt::format("\nErrors against the reference: normwise {:.3g}, largest absolute {:.3g}; {} of {} trials passed.",
-                       e->errors.normwise_error, e->errors.max_abs_error, e->errors.trials_passed, e->errors.trials);
+    out +=
+        fmt::format("\nErrors against the reference: normwise {:.3g}, largest absolute {:.3g}; {} of {} trials passed.",
+                    e->errors.normwise_error, e->errors.max_abs_error, e->errors.trials_passed, e->errors.trials);
   f.evaluation = out;
   switch (e->result) {
-    case record::verdict::correct: f.request = "keep it correct and make it faster."; break;
-    case record::verdict::incorrect: f.request = "fix what makes its outputs differ from the reference's, and keep it fast."; break;
-    case record::verdict::compile_error: f.request = "fix the build error."; break;
-    case record::verdict::timeout: f.request = "make it finish well within the time limits."; break;
-    default: f.request = "fix the failure."; break;
+    case record::verdict::correct:
+      f.request = "keep it correct and make it faster.";
+      break;
+    case record::verdict::incorrect:
+      f.request = "fix what makes its outputs differ from the reference's, and keep it fast.";
+      break;
+    case record::verdict::compile_error:
+      f.request = "fix the build error.";
+      break;
+    case record::verdict::timeout:
+      f.request = "make it finish well within the time limits.";
+      break;
+    default:
+      f.request = "fix the failure.";
+      break;
   }
   return f;
 }

@@ -62,11 +62,11 @@ struct sample_chain {
   const named_problem* problem = nullptr;
   int sample = 0;
   std::vector<chat_message> messages;  // the conversation so far
-  bool blocked = false;                // a turn failed: no further turn
+  bool blocked = false;  // a turn failed: no further turn
   // The last turn's answer:
   std::string answer;
   std::string candidate_sha256;  // empty: the answer held no code
-  std::string feedback_from;     // of the turn being asked
+  std::string feedback_from;  // of the turn being asked
 };
 
 struct run_state {
@@ -87,7 +87,11 @@ struct run_state {
   int done = 0, total = 0;
 
   run_state(const std::vector<model_config>& c, const generate_options& o, const progress_fn& p)
-      : configs(c), options(o), progress(p), log(o.runs_dir / "generate.jsonl"), endpoint_failed(c.size(), 0),
+      : configs(c),
+        options(o),
+        progress(p),
+        log(o.runs_dir / "generate.jsonl"),
+        endpoint_failed(c.size(), 0),
         stop(new std::atomic<bool>[c.size()]) {
     for (std::size_t i = 0; i < c.size(); ++i) stop[i] = false;
   }
@@ -154,37 +158,37 @@ void ask_one(run_state& s, sample_chain& chain, int turn, std::mt19937_64& rng) 
   base.feedback_from = chain.feedback_from;
   double answer_latency_s = 0;
   int answer_attempt = 1;
-  const ask_result result =
-      ask(c, s.keys[chain.config], chat_request_body(c, chain.messages),
-          retry_policy{c.max_retries, s.options.backoff_s}, rng, s.stop[chain.config], [&](const attempt_report& a) {
-            if (a.answer) {  // logged below, with what was cut from it
-              answer_latency_s = a.latency_s;
-              answer_attempt = a.attempt;
-              return;
-            }
-            log_record r = base;
-            r.time = now_utc();
-            r.attempt = a.attempt;
-            r.status = a.status;
-            r.latency_s = a.latency_s;
-            r.error = a.error;
-            r.retry_in_s = a.retry_in_s;
-            r.outcome = a.retry_in_s ? "retry" : "failed";
-            s.log.append(r);
-            std::lock_guard lock(s.mutex);
-            ++s.summary.attempts;
-            if (a.retry_in_s && s.progress) {
-              progress_event e = event(c.name, p.spec.id, chain.sample, turn, "retry",
-                                       fmt::format("attempt {}: {}; again in {:.1f} s", a.attempt, a.error, *a.retry_in_s));
-              e.done = s.done;
-              e.total = s.total;
-              e.all_tokens_in = s.summary.tokens_in;
-              e.all_tokens_out = s.summary.tokens_out;
-              e.all_cost = s.summary.cost;
-              e.cost_known = s.cost_known;
-              s.progress(e);
-            }
-          });
+  const ask_result result = ask(
+      c, s.keys[chain.config], chat_request_body(c, chain.messages), retry_policy{c.max_retries, s.options.backoff_s},
+      rng, s.stop[chain.config], [&](const attempt_report& a) {
+        if (a.answer) {  // logged below, with what was cut from it
+          answer_latency_s = a.latency_s;
+          answer_attempt = a.attempt;
+          return;
+        }
+        log_record r = base;
+        r.time = now_utc();
+        r.attempt = a.attempt;
+        r.status = a.status;
+        r.latency_s = a.latency_s;
+        r.error = a.error;
+        r.retry_in_s = a.retry_in_s;
+        r.outcome = a.retry_in_s ? "retry" : "failed";
+        s.log.append(r);
+        std::lock_guard lock(s.mutex);
+        ++s.summary.attempts;
+        if (a.retry_in_s && s.progress) {
+          progress_event e = event(c.name, p.spec.id, chain.sample, turn, "retry",
+                                   fmt::format("attempt {}: {}; again in {:.1f} s", a.attempt, a.error, *a.retry_in_s));
+          e.done = s.done;
+          e.total = s.total;
+          e.all_tokens_in = s.summary.tokens_in;
+          e.all_tokens_out = s.summary.tokens_out;
+          e.all_cost = s.summary.cost;
+          e.cost_known = s.cost_known;
+          s.progress(e);
+        }
+      });
   if (!result.answer) {
     std::lock_guard lock(s.mutex);
     chain.blocked = true;
@@ -208,7 +212,8 @@ void ask_one(run_state& s, sample_chain& chain, int turn, std::mt19937_64& rng) 
   r.tokens_out = a.tokens_out;
   if ((c.price_in_per_mtok > 0 || c.price_out_per_mtok > 0) && (a.tokens_in || a.tokens_out))
     r.cost = (static_cast<double>(a.tokens_in.value_or(0)) * c.price_in_per_mtok +
-              static_cast<double>(a.tokens_out.value_or(0)) * c.price_out_per_mtok) / 1e6;
+              static_cast<double>(a.tokens_out.value_or(0)) * c.price_out_per_mtok) /
+             1e6;
   r.finish_reason = a.finish_reason;
   r.code_blocks = code.blocks;
   r.extraction = code.how;
@@ -249,8 +254,9 @@ void ask_one(run_state& s, sample_chain& chain, int turn, std::mt19937_64& rng) 
 
 }  // namespace
 
-generate_summary run_generation(const std::vector<model_config>& configs, const std::vector<eval::problem_spec>& problems,
-                                const generate_options& options, const evaluate_fn& evaluate, const progress_fn& progress) {
+generate_summary run_generation(const std::vector<model_config>& configs,
+                                const std::vector<eval::problem_spec>& problems, const generate_options& options,
+                                const evaluate_fn& evaluate, const progress_fn& progress) {
   if (configs.empty()) throw input_error("no model configurations");
   const std::vector<named_problem> named = name_problems(problems);
   std::vector<std::string> keys;
@@ -259,9 +265,10 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
     if (!c.api_key_env.empty()) {
       const char* v = std::getenv(c.api_key_env.c_str());
       if (!v || !*v)
-        throw input_error(fmt::format("configuration '{}': its key is read from ${}, which is not set (export {}=... "
-                                      "first, or leave api_key_env out for an endpoint that needs no key)",
-                                      c.name, c.api_key_env, c.api_key_env));
+        throw input_error(
+            fmt::format("configuration '{}': its key is read from ${}, which is not set (export {}=... "
+                        "first, or leave api_key_env out for an endpoint that needs no key)",
+                        c.name, c.api_key_env, c.api_key_env));
       key = v;
     }
     keys.push_back(std::move(key));
@@ -270,7 +277,8 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
   for (const auto& c : configs) templates.push_back(templates_for(c));
   std::error_code ec;
   fs::create_directories(options.runs_dir / "prompts", ec);
-  if (ec) throw input_error(fmt::format("{}: cannot make the runs folder: {}", options.runs_dir.string(), ec.message()));
+  if (ec)
+    throw input_error(fmt::format("{}: cannot make the runs folder: {}", options.runs_dir.string(), ec.message()));
   http_global_init();
 
   // What earlier runs found: answers by (config, problem, sample, turn), evaluations already logged.
@@ -288,7 +296,9 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
   run_state s(configs, options, progress);
   s.keys = std::move(keys);
   s.templates = std::move(templates);
-  if (unreadable) s.summary.log_problems.push_back(fmt::format("{} line(s) of the log could not be read and were skipped", unreadable));
+  if (unreadable)
+    s.summary.log_problems.push_back(
+        fmt::format("{} line(s) of the log could not be read and were skipped", unreadable));
   for (const auto& c : configs) s.cost_known = s.cost_known || c.price_in_per_mtok > 0 || c.price_out_per_mtok > 0;
 
   std::vector<sample_chain> chains;
@@ -323,8 +333,7 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
       std::map<std::pair<std::string, std::string>, record::evaluation> found;  // (candidate, problem hash)
       if (!files.empty()) {
         if (!evaluate) throw std::logic_error("run_generation: further turns need an evaluate function");
-        for (auto& e : evaluate(files))
-          found[{e.candidate_hash, e.problem_hash}] = std::move(e);
+        for (auto& e : evaluate(files)) found[{e.candidate_hash, e.problem_hash}] = std::move(e);
       }
       for (auto* chain : work) {
         const model_config& c = configs[chain->config];
@@ -335,11 +344,12 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
             chain->blocked = true;
             ++s.summary.skipped;
             report(s, event(c.name, chain->problem->spec.id, chain->sample, turn, "skipped",
-                       "the evaluation returned nothing for the last turn's candidate"));
+                            "the evaluation returned nothing for the last turn's candidate"));
             continue;
           }
           e = it->second;
-          if (evaluations_logged.emplace(c.name, chain->problem->spec.id, chain->sample, turn - 1, e->candidate_hash).second) {
+          if (evaluations_logged.emplace(c.name, chain->problem->spec.id, chain->sample, turn - 1, e->candidate_hash)
+                  .second) {
             log_record r;
             r.kind = "evaluation";
             r.time = now_utc();
@@ -358,11 +368,10 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
         const feedback fb = feedback_for(e);
         chain->messages.push_back({"assistant", chain->answer});
         chain->messages.push_back(
-            {"user", render(s.templates[chain->config].feedback,
-                            {{"turn", std::to_string(turn - 1)},
-                             {"evaluation", fb.evaluation},
-                             {"request", fb.request}},
-                            "data/prompts/feedback.md")});
+            {"user",
+             render(s.templates[chain->config].feedback,
+                    {{"turn", std::to_string(turn - 1)}, {"evaluation", fb.evaluation}, {"request", fb.request}},
+                    "data/prompts/feedback.md")});
         chain->feedback_from = chain->candidate_sha256;
       }
       std::erase_if(work, [](const sample_chain* c) { return c->blocked; });
@@ -372,7 +381,8 @@ generate_summary run_generation(const std::vector<model_config>& configs, const 
     std::vector<std::vector<sample_chain*>> pending(configs.size());
     for (auto* chain : work) {
       const model_config& c = configs[chain->config];
-      const fs::path file = turn_folder(options.runs_dir, c.name, turn) / candidate_file_name(*chain->problem, chain->sample);
+      const fs::path file =
+          turn_folder(options.runs_dir, c.name, turn) / candidate_file_name(*chain->problem, chain->sample);
       auto logged = answered.find({c.name, chain->problem->spec.id, chain->sample, turn});
       if (fs::exists(file, ec)) {
         auto code = util::read_file(file);

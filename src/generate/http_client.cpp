@@ -43,27 +43,33 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     std::string name = line.substr(0, colon);
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (name == "retry-after")
-      t->response->retry_after_s = parse_retry_after(trim(line.substr(colon + 1)), static_cast<double>(std::time(nullptr)));
+      t->response->retry_after_s =
+          parse_retry_after(trim(line.substr(colon + 1)), static_cast<double>(std::time(nullptr)));
   }
   return size * count;
 }
 
 transport_failure classify(CURLcode code) {
   switch (code) {
-    case CURLE_OK: return transport_failure::none;
+    case CURLE_OK:
+      return transport_failure::none;
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_UNSUPPORTED_PROTOCOL: return transport_failure::unreachable;
-    case CURLE_OPERATION_TIMEDOUT: return transport_failure::timeout;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return transport_failure::unreachable;
+    case CURLE_OPERATION_TIMEDOUT:
+      return transport_failure::timeout;
     case CURLE_PARTIAL_FILE:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_HTTP2_STREAM:
-    case CURLE_HTTP2: return transport_failure::cut_short;
-    default: return transport_failure::other;
+    case CURLE_HTTP2:
+      return transport_failure::cut_short;
+    default:
+      return transport_failure::other;
   }
 }
 

@@ -16,11 +16,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string, std::less<>> known_keys = {
-    "name",        "base_url",    "model",      "api_key_env",        "temperature",        "top_p",
-    "max_tokens",  "max_tokens_field",  "samples",     "turns",      "concurrency",        "stream",             "timeout_s",
-    "max_retries", "reasoning_effort", "price_in_per_mtok", "price_out_per_mtok", "system_prompt",
-    "user_template", "feedback_template", "example"};
+const std::set<std::string, std::less<>> known_keys = {"name",
+                                                       "base_url",
+                                                       "model",
+                                                       "api_key_env",
+                                                       "temperature",
+                                                       "top_p",
+                                                       "max_tokens",
+                                                       "max_tokens_field",
+                                                       "samples",
+                                                       "turns",
+                                                       "concurrency",
+                                                       "stream",
+                                                       "timeout_s",
+                                                       "max_retries",
+                                                       "reasoning_effort",
+                                                       "price_in_per_mtok",
+                                                       "price_out_per_mtok",
+                                                       "system_prompt",
+                                                       "user_template",
+                                                       "feedback_template",
+                                                       "example"};
 
 // Reads one table's keys over `c` (the defaults, then a [[model]] entry).
 class reader {
@@ -32,11 +48,12 @@ class reader {
     for (const auto& [k, v] : t) {
       if (top_level && k.str() == "model" && v.is_array_of_tables()) continue;
       if (!known_keys.contains(k.str()))
-        fail(fmt::format("unknown key '{}' (known: name, base_url, model, api_key_env, temperature, top_p, max_tokens, "
-                         "max_tokens_field, "
-                         "samples, turns, concurrency, stream, timeout_s, max_retries, reasoning_effort, "
-                         "price_in_per_mtok, price_out_per_mtok, system_prompt, user_template, feedback_template, example)",
-                         k.str()));
+        fail(fmt::format(
+            "unknown key '{}' (known: name, base_url, model, api_key_env, temperature, top_p, max_tokens, "
+            "max_tokens_field, "
+            "samples, turns, concurrency, stream, timeout_s, max_retries, reasoning_effort, "
+            "price_in_per_mtok, price_out_per_mtok, system_prompt, user_template, feedback_template, example)",
+            k.str()));
     }
     text(t, "name", c.name);
     text(t, "base_url", c.base_url);
@@ -116,17 +133,18 @@ std::vector<model_config> parse_models(std::string_view text, const std::string&
   try {
     doc = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
-    throw input_error(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column,
-                                  e.description()));
+    throw input_error(
+        fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
   }
   model_config defaults;
   reader(origin, "top level", base_dir).apply(doc, defaults, true);
   if (!defaults.name.empty()) reader(origin, "top level", base_dir).fail("name belongs in a [[model]] table");
   const toml::array* models = doc["model"].as_array();
   if (!models || models->empty() || !models->is_array_of_tables())
-    throw input_error(fmt::format("{}: no [[model]] tables: each configuration is one [[model]] with name, "
-                                  "base_url and model (docs/generate.md)",
-                                  origin));
+    throw input_error(
+        fmt::format("{}: no [[model]] tables: each configuration is one [[model]] with name, "
+                    "base_url and model (docs/generate.md)",
+                    origin));
   static const std::regex name_pattern("[A-Za-z0-9._-]+");
   std::vector<model_config> out;
   std::set<std::string> names;

@@ -85,11 +85,10 @@ std::vector<chat_message> first_turn_messages(const prompt_templates& t, bool ex
                                               const std::string& problem_source) {
   std::string source = problem_source;
   while (!source.empty() && source.back() == '\n') source.pop_back();
-  const std::string user = render(t.task,
-                                  {{"problem_name", problem_name},
-                                   {"problem_source", source},
-                                   {"example", example ? t.example : std::string()}},
-                                  "task template");
+  const std::string user = render(
+      t.task,
+      {{"problem_name", problem_name}, {"problem_source", source}, {"example", example ? t.example : std::string()}},
+      "task template");
   std::vector<chat_message> m;
   if (!t.system.empty()) m.push_back({"system", t.system});
   m.push_back({"user", user});

@@ -79,8 +79,8 @@ void request_log::append(const log_record& r) {
   // One write per line: with O_APPEND the line lands whole after the last one.
   const ssize_t n = ::write(fd_, line.data(), line.size());
   if (n != static_cast<ssize_t>(line.size()))
-    throw input_error(fmt::format("{}: a write to the log failed: {}", path_.string(),
-                                  n < 0 ? std::strerror(errno) : "cut short"));
+    throw input_error(
+        fmt::format("{}: a write to the log failed: {}", path_.string(), n < 0 ? std::strerror(errno) : "cut short"));
 }
 
 std::vector<log_record> read_log(const std::filesystem::path& path, int* skipped) {

@@ -24,9 +24,10 @@ std::vector<named_problem> name_problems(const std::vector<eval::problem_spec>& 
     const std::string name = candidate_file_name(n, 0);
     auto [it, fresh] = taken.emplace(name, p.path.string());
     if (!fresh)
-      throw input_error(fmt::format("{} and {} would both be {} in a runs folder (KernelBench names a candidate by its "
-                                    "level and problem number); give them in separate runs",
-                                    it->second, p.path.string(), name));
+      throw input_error(
+          fmt::format("{} and {} would both be {} in a runs folder (KernelBench names a candidate by its "
+                      "level and problem number); give them in separate runs",
+                      it->second, p.path.string(), name));
     out.push_back(std::move(n));
   }
   return out;

@@ -44,7 +44,8 @@ std::filesystem::path make_streams_folder(const std::filesystem::path& output) {
   auto parent = std::filesystem::absolute(output).parent_path();
   std::string pattern = (parent / (output.filename().string() + ".streams.XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
-    throw input_error(fmt::format("cannot create a streams folder beside {}: {}", output.string(), std::strerror(errno)));
+    throw input_error(
+        fmt::format("cannot create a streams folder beside {}: {}", output.string(), std::strerror(errno)));
   }
   return pattern;
 }
@@ -130,12 +131,14 @@ int run_profile(const profile_options& options) {
   if (!options.api.empty() && options.api != "all" && options.api != "launches")
     throw input_error(fmt::format("profile: --api '{}' is not 'all' or 'launches'", options.api));
   if (!options.capture.empty() && options.capture != "whole" && options.capture != "cudaProfilerApi")
-    throw input_error(fmt::format("profile: --capture-range '{}' is not 'whole' or 'cudaProfilerApi'", options.capture));
+    throw input_error(
+        fmt::format("profile: --capture-range '{}' is not 'whole' or 'cudaProfilerApi'", options.capture));
   if (!options.capture_end.empty() && options.capture_end != "repeat" && options.capture_end != "stop")
     throw input_error(fmt::format("profile: --capture-range-end '{}' is not 'repeat' or 'stop'", options.capture_end));
   if (options.capture_end == "stop" && options.capture != "cudaProfilerApi")
-    throw input_error("profile: --capture-range-end stop needs --capture-range cudaProfilerApi (a whole-process "
-                      "recording has no cudaProfilerStop to end it)");
+    throw input_error(
+        "profile: --capture-range-end stop needs --capture-range cudaProfilerApi (a whole-process "
+        "recording has no cudaProfilerStop to end it)");
   const auto inject = find_inject_library();
   const auto output = options.output.empty() ? default_output() : options.output;
   const auto streams = make_streams_folder(output);
@@ -176,7 +179,8 @@ int run_profile(const profile_options& options) {
     if (merged.streams == 0) {
       fmt::print(stderr,
                  "headroom: no process wrote an event stream, so no trace was written: the command made no CUDA "
-                 "calls, or the injection library {} was not loaded\n", inject.string());
+                 "calls, or the injection library {} was not loaded\n",
+                 inject.string());
       cleanup();
       return child.status;
     }
@@ -185,8 +189,8 @@ int run_profile(const profile_options& options) {
     for (const auto& a : merged.trace.activities) kernels += a.kind == trace::activity_kind::kernel;
     fmt::print(stderr, "headroom: {}, {} recorded, {} dropped, {}; wrote {}\n",
                plural(merged.streams, "process", "processes"), plural(kernels, "kernel", "kernels"),
-               merged.counters.dropped_records, plural(merged.counters.overhead_records, "overhead record", "overhead records"),
-               output.string());
+               merged.counters.dropped_records,
+               plural(merged.counters.overhead_records, "overhead record", "overhead records"), output.string());
   } catch (const input_error& e) {
     fmt::print(stderr, "headroom: {}\n", e.what());
     cleanup();

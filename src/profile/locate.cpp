@@ -47,8 +47,10 @@ void check_kinds(const std::string& kinds) {
   std::string k;
   while (std::getline(in, k, ',')) {
     if (std::find(std::begin(known), std::end(known), k) == std::end(known)) {
-      throw input_error(fmt::format("--kinds: unknown kind '{}' (known: all, kernel, memcpy, memset, runtime, driver, "
-                                    "nvtx, overhead, sync)", k));
+      throw input_error(
+          fmt::format("--kinds: unknown kind '{}' (known: all, kernel, memcpy, memset, runtime, driver, "
+                      "nvtx, overhead, sync)",
+                      k));
     }
   }
 }

@@ -18,8 +18,8 @@ using fraction_array = std::array<double, category_count>;
 struct problem_figures {
   int evaluations = 0;
   std::vector<double> wins;  // effective speedups above 1
-  double mean_gain = 0;      // mean of 1 - 1/s over its evaluations
-  double best_gain = 0;      // 1 - 1/s of its best candidate
+  double mean_gain = 0;  // mean of 1 - 1/s over its evaluations
+  double best_gain = 0;  // 1 - 1/s of its best candidate
 };
 
 problem_figures figures_of(const problem_result& p) {
@@ -90,8 +90,8 @@ std::vector<classify::category> categories_by_fraction(const fraction_array& fra
 }
 
 std::string interval_note(const join_options& o, std::string_view what) {
-  return fmt::format("intervals: {:g}% percentile bootstrap, {} resamples (seed {}), {}", 100 * o.confidence, o.resamples,
-                     o.seed, what);
+  return fmt::format("intervals: {:g}% percentile bootstrap, {} resamples (seed {}), {}", 100 * o.confidence,
+                     o.resamples, o.seed, what);
 }
 
 void set_interval(estimate& e, std::vector<double>& samples, double confidence) {
@@ -191,14 +191,16 @@ source_join join_distribution(const fraction_array& fractions, const measured_so
     j.notes.push_back(interval_note(o, "problems drawn with replacement within each category"));
   }
   if (unmapped > 0) {
-    j.notes.push_back(fmt::format("{} of {} problems have no category (data/problems/categories.toml; add them with "
-                                  "--problem-categories FILE): they count only in the pooled distribution",
-                                  unmapped, figs.size()));
+    j.notes.push_back(
+        fmt::format("{} of {} problems have no category (data/problems/categories.toml; add them with "
+                    "--problem-categories FILE): they count only in the pooled distribution",
+                    unmapped, figs.size()));
   }
   std::vector<std::string> absent;
   for (const auto& [key, members] : strata) {
     if (key < category_count && fractions[key] <= 0) {
-      absent.push_back(fmt::format("{} ({})", classify::to_string(static_cast<classify::category>(key)), members.size()));
+      absent.push_back(
+          fmt::format("{} ({})", classify::to_string(static_cast<classify::category>(key)), members.size()));
     }
   }
   if (!absent.empty()) {
@@ -252,7 +254,8 @@ source_join join_published(const fraction_array& fractions, const measured_sourc
   j.published.available = true;
   j.notes.push_back("published figures hold no distribution: the expectation and the best candidate need one");
 
-  const bool counted = std::all_of(used.begin(), used.end(), [](const auto* r) { return !r || (r->problems && r->wins); });
+  const bool counted =
+      std::all_of(used.begin(), used.end(), [](const auto* r) { return !r || (r->problems && r->wins); });
   if (o.resamples > 0 && counted) {
     resampler rng(o.seed);
     std::vector<double> samples;
@@ -273,8 +276,9 @@ source_join join_published(const fraction_array& fractions, const measured_sourc
       samples.push_back(total);
     }
     set_interval(j.published, samples, o.confidence);
-    j.notes.push_back(interval_note(o, "the win count redrawn from its problems (binomial); the median is as published, "
-                                       "so its own spread is not in the interval"));
+    j.notes.push_back(interval_note(o,
+                                    "the win count redrawn from its problems (binomial); the median is as published, "
+                                    "so its own spread is not in the interval"));
   } else if (o.resamples > 0) {
     j.notes.push_back("no interval: the published figures do not give the number of problems and wins");
   }
@@ -297,9 +301,12 @@ std::optional<uncovered_policy> parse_uncovered_policy(std::string_view s) {
 
 std::string_view to_string(basis b) {
   switch (b) {
-    case basis::measured: return "measured";
-    case basis::pooled: return "pooled";
-    case basis::none: return "none";
+    case basis::measured:
+      return "measured";
+    case basis::pooled:
+      return "pooled";
+    case basis::none:
+      return "none";
   }
   return "?";
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-
 #include "headroom/util/embedded.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/read_file.hpp"
@@ -27,11 +26,13 @@ void problem_categories::add_text(std::string_view toml_text, std::string_view o
   try {
     doc = toml::parse(toml_text, origin);
   } catch (const toml::parse_error& e) {
-    throw input_error(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
+    throw input_error(
+        fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
   }
   for (const auto& [key, node] : doc) {
     if (key != "kernel_categories" && key != "problems") {
-      throw input_error(fmt::format("{}: unknown table [{}] (expected [kernel_categories] and [problems])", origin, key.str()));
+      throw input_error(
+          fmt::format("{}: unknown table [{}] (expected [kernel_categories] and [problems])", origin, key.str()));
     }
     if (!node.is_table()) throw input_error(fmt::format("{}: '{}' must be a table", origin, key.str()));
   }
@@ -41,8 +42,8 @@ void problem_categories::add_text(std::string_view toml_text, std::string_view o
       const auto* text = value.as_string();
       const auto cat = text ? classify::parse_category(text->get()) : std::nullopt;
       if (!cat) {
-        throw input_error(fmt::format("{}: [kernel_categories] {}: expected the name of a kernel category (docs/rules.md)",
-                                      origin, name.str()));
+        throw input_error(fmt::format(
+            "{}: [kernel_categories] {}: expected the name of a kernel category (docs/rules.md)", origin, name.str()));
       }
       kernel_categories_[std::string(name.str())] = *cat;
     }
@@ -51,9 +52,10 @@ void problem_categories::add_text(std::string_view toml_text, std::string_view o
     for (const auto& [id, value] : *ps) {
       const auto* text = value.as_string();
       if (!text || !category(text->get())) {
-        throw input_error(fmt::format("{}: [problems] '{}': expected a kernel category or one listed under "
-                                      "[kernel_categories]",
-                                      origin, id.str()));
+        throw input_error(
+            fmt::format("{}: [problems] '{}': expected a kernel category or one listed under "
+                        "[kernel_categories]",
+                        origin, id.str()));
       }
       problems_[std::string(id.str())] = text->get();
     }

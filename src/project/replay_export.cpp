@@ -109,9 +109,8 @@ trace::trace replayed_trace(const trace::trace& measured, const replay_graph& g,
     const auto it = by_device.find({rg.process, rg.device});
     if (it == by_device.end()) continue;
     const auto& v = it->second;
-    const auto a = std::lower_bound(v.begin(), v.end(), rg.start, [&](std::uint32_t i, time_ns x) {
-      return measured.activities[i].start < x;
-    });
+    const auto a = std::lower_bound(v.begin(), v.end(), rg.start,
+                                    [&](std::uint32_t i, time_ns x) { return measured.activities[i].start < x; });
     if (a == v.end()) continue;
     const time_ns s = r.start[g.activity_node[*a]] - measured.activities[*a].start;
     rg.start += s;
@@ -140,7 +139,8 @@ void write_replay_chrome_trace(const trace::trace& measured, const replay_graph&
   options.label = [&](std::size_t i) -> std::string_view {
     const auto a = i % n;
     const auto part = a < shrink.part_of.size() ? shrink.part_of[a] : -1;
-    return part >= 0 ? std::string_view(shrink.parts[static_cast<std::size_t>(part)].label) : std::string_view("unchanged");
+    return part >= 0 ? std::string_view(shrink.parts[static_cast<std::size_t>(part)].label)
+                     : std::string_view("unchanged");
   };
   trace::write_chrome_trace(both, file.stream(), options);
   file.commit();

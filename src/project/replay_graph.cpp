@@ -12,15 +12,24 @@ namespace headroom::project {
 
 std::string_view to_string(dependency d) {
   switch (d) {
-    case dependency::host_order: return "host_order";
-    case dependency::thread_handoff: return "thread_handoff";
-    case dependency::launch: return "launch";
-    case dependency::stream_order: return "stream_order";
-    case dependency::event_wait: return "event_wait";
-    case dependency::graph_order: return "graph_order";
-    case dependency::host_wait: return "host_wait";
-    case dependency::call: return "call";
-    case dependency::count_: break;
+    case dependency::host_order:
+      return "host_order";
+    case dependency::thread_handoff:
+      return "thread_handoff";
+    case dependency::launch:
+      return "launch";
+    case dependency::stream_order:
+      return "stream_order";
+    case dependency::event_wait:
+      return "event_wait";
+    case dependency::graph_order:
+      return "graph_order";
+    case dependency::host_wait:
+      return "host_wait";
+    case dependency::call:
+      return "call";
+    case dependency::count_:
+      break;
   }
   return "?";
 }
@@ -172,7 +181,7 @@ class graph_builder {
   // What a call's name says, worked out once per distinct name (a trace repeats a few hundred).
   struct call_name {
     bool known = false;
-    bool blocking = false;     // a synchronising call (blocking_call)
+    bool blocking = false;  // a synchronising call (blocking_call)
     bool stream_wait = false;  // cudaStreamWaitEvent, cuStreamWaitEvent
   };
   const call_name& name_of(std::uint32_t call) {
@@ -383,7 +392,8 @@ class graph_builder {
     for (std::size_t lo = 0; lo < grouped.size();) {
       std::size_t hi = lo;
       while (hi < grouped.size() && launch_of_[grouped[hi]] == launch_of_[grouped[lo]]) ++hi;
-      by_end.assign(grouped.begin() + static_cast<std::ptrdiff_t>(lo), grouped.begin() + static_cast<std::ptrdiff_t>(hi));
+      by_end.assign(grouped.begin() + static_cast<std::ptrdiff_t>(lo),
+                    grouped.begin() + static_cast<std::ptrdiff_t>(hi));
       std::sort(by_end.begin(), by_end.end(), [&](std::uint32_t x, std::uint32_t y) {
         return std::tie(t_.activities[x].end, x) < std::tie(t_.activities[y].end, y);
       });
@@ -545,7 +555,8 @@ class graph_builder {
     const auto next = enqueued_before(*waiting, at);
     if (next >= waiting->activities.size()) return;  // nothing enqueued after the wait
     const auto w = g_.activity_node[waiting->activities[next]];
-    for_each_marked(*rec, [&](std::uint32_t a) { add_edge(w, g_.activity_node[a], dependency::event_wait, true, false); });
+    for_each_marked(*rec,
+                    [&](std::uint32_t a) { add_edge(w, g_.activity_node[a], dependency::event_wait, true, false); });
   }
 
   // A cudaStreamWaitEvent the trace has no record for (Kineto before PyTorch 2.1) names neither
@@ -604,7 +615,8 @@ class graph_builder {
         launches_by_thread_[{call.process, call.thread}].push_back({call.start, q});
       }
       for (auto& [k, v] : launches_by_thread_) {
-        std::stable_sort(v.begin(), v.end(), [](const thread_launch& a, const thread_launch& b) { return a.at < b.at; });
+        std::stable_sort(v.begin(), v.end(),
+                         [](const thread_launch& a, const thread_launch& b) { return a.at < b.at; });
       }
     }
     static const std::vector<thread_launch> empty;
@@ -785,15 +797,15 @@ class graph_builder {
   const trace::trace& t_;
   replay_graph g_;
   std::vector<std::uint32_t> by_correlation_;  // api call indices by (process, correlation)
-  std::vector<std::uint32_t> launch_of_;       // per activity: the api call that launched it
+  std::vector<std::uint32_t> launch_of_;  // per activity: the api call that launched it
   std::vector<std::uint32_t> launched_count_;  // per api call: activities it launched
-  std::vector<std::uint32_t> waits_;           // per api call: its synchronisation row, wait_inferred or wait_none
-  std::vector<std::uint32_t> blocking_copy_;   // per api call: the copy it waited for
-  std::vector<std::uint32_t> issue_node_;      // per api call: the node device work depends on
+  std::vector<std::uint32_t> waits_;  // per api call: its synchronisation row, wait_inferred or wait_none
+  std::vector<std::uint32_t> blocking_copy_;  // per api call: the copy it waited for
+  std::vector<std::uint32_t> issue_node_;  // per api call: the node device work depends on
   std::vector<stream_queue> streams_;
   std::map<stream_key, std::uint32_t> stream_index_;
   std::map<std::uint64_t, std::vector<std::uint32_t>> group_members_;  // by launch call
-  std::vector<char> sink_;        // per activity: a graph launch's node no other node of it waits for
+  std::vector<char> sink_;  // per activity: a graph launch's node no other node of it waits for
   std::vector<char> graph_pred_;  // per activity: waits for an earlier node of its graph launch
   std::map<std::pair<std::uint16_t, std::uint64_t>, std::uint32_t> records_;  // event records by (process, correlation)
   struct event_time {

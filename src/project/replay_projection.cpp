@@ -35,7 +35,8 @@ void describe_support(const graph_support& s, std::vector<std::string>& notes) {
   for (std::size_t k = 0; k < dependency_count; ++k) {
     if (s.contradicted[k] == 0) continue;
     contradicted += s.contradicted[k];
-    kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", s.contradicted[k], to_string(static_cast<dependency>(k)));
+    kinds +=
+        fmt::format("{}{} {}", kinds.empty() ? "" : ", ", s.contradicted[k], to_string(static_cast<dependency>(k)));
   }
   if (contradicted > 0) {
     notes.push_back(fmt::format("{} dependencies the measured times rule out were dropped ({})", contradicted, kinds));
@@ -44,14 +45,15 @@ void describe_support(const graph_support& s, std::vector<std::string>& notes) {
 
 }  // namespace
 
-replay_projection project_replay(const trace::trace& t, const classify::classifier& c, const analyze::analyze_options& o,
-                                 const std::vector<speedup_rule>& rules, const std::vector<host_rule>& host) {
+replay_projection project_replay(const trace::trace& t, const classify::classifier& c,
+                                 const analyze::analyze_options& o, const std::vector<speedup_rule>& rules,
+                                 const std::vector<host_rule>& host) {
   return project_replay(t, c, o, rules, shrink_by_rules(t, c, rules), host);
 }
 
-replay_projection project_replay(const trace::trace& t, const classify::classifier& c, const analyze::analyze_options& o,
-                                 const std::vector<speedup_rule>& rules, shrink_set shrink,
-                                 const std::vector<host_rule>& host) {
+replay_projection project_replay(const trace::trace& t, const classify::classifier& c,
+                                 const analyze::analyze_options& o, const std::vector<speedup_rule>& rules,
+                                 shrink_set shrink, const std::vector<host_rule>& host) {
   replay_projection p;
   p.amdahl = project_amdahl(t, c, o, rules);
   p.shrink = std::move(shrink);

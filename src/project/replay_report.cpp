@@ -133,9 +133,10 @@ std::vector<replay_timeline_report> replay_steps(const trace::trace& t, const an
     // Work without a recorded launch stays where it was measured; when that is most of the step,
     // the replay could not move enough of it to say anything.
     if (2 * rep.activities_without_launch > in_window) {
-      rep.not_replayed = fmt::format("{} of the window's {} activities have no recorded launch call and would stay "
-                                     "where they were measured",
-                                     rep.activities_without_launch, in_window);
+      rep.not_replayed = fmt::format(
+          "{} of the window's {} activities have no recorded launch call and would stay "
+          "where they were measured",
+          rep.activities_without_launch, in_window);
       out.push_back(std::move(rep));
       continue;
     }

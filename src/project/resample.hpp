@@ -15,9 +15,7 @@ class resampler {
   explicit resampler(std::uint64_t seed) : engine_(seed) {}
   // Uniform in [0, n), n > 0 (the high half of a 128-bit product: Lemire's method without the
   // rejection step, whose bias is below 2^-64 * n).
-  std::size_t below(std::size_t n) {
-    return static_cast<std::size_t>((static_cast<wide>(engine_()) * n) >> 64);
-  }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>((static_cast<wide>(engine_()) * n) >> 64); }
   // True with probability p.
   bool chance(double p) { return static_cast<double>(engine_() >> 11) * 0x1.0p-53 < p; }
 

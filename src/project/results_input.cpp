@@ -15,7 +15,8 @@ std::vector<measured_source> sources_from_evaluations(const std::vector<record::
                                                       const problem_categories& categories, const std::string& origin) {
   // The harness's own consistency check (each problem's Model as its candidate) says nothing about
   // generated kernels; it is a source only when asked for by name (the caller filters then).
-  const bool only_reference = std::all_of(rows.begin(), rows.end(), [](const auto& e) { return e.source == "reference"; });
+  const bool only_reference =
+      std::all_of(rows.begin(), rows.end(), [](const auto& e) { return e.source == "reference"; });
   std::map<std::string, std::map<std::string, problem_result>> by_source;
   std::vector<record::evaluation> kept;
   for (const auto& e : rows) {
@@ -85,11 +86,12 @@ stored_speedup read_stored_speedup(const std::string& where, const std::string& 
     best = stored_speedup{*e.speedup, e.problem, e.source, e.started_at};
   }
   if (!best) {
-    throw input_error(seen == 0 ? fmt::format("{} holds no evaluation of problem '{}'{}", store.where().display(), problem,
-                                              source ? fmt::format(" by source '{}'", *source) : "")
-                                : fmt::format("{}: none of the {} evaluations of problem '{}' is verified (correct, with "
-                                              "a speedup and no disqualifying flag)",
-                                              store.where().display(), seen, problem));
+    throw input_error(seen == 0
+                          ? fmt::format("{} holds no evaluation of problem '{}'{}", store.where().display(), problem,
+                                        source ? fmt::format(" by source '{}'", *source) : "")
+                          : fmt::format("{}: none of the {} evaluations of problem '{}' is verified (correct, with "
+                                        "a speedup and no disqualifying flag)",
+                                        store.where().display(), seen, problem));
   }
   return *best;
 }

@@ -12,7 +12,8 @@ std::vector<double> shrink_set::speedups() const {
   return out;
 }
 
-shrink_set shrink_by_rules(const trace::trace& t, const classify::classifier& c, const std::vector<speedup_rule>& rules) {
+shrink_set shrink_by_rules(const trace::trace& t, const classify::classifier& c,
+                           const std::vector<speedup_rule>& rules) {
   const auto ordered = rules_in_order(rules);
   shrink_set s;
   for (const auto* r : ordered) s.parts.push_back({r->label(), r->speedup});

@@ -20,10 +20,13 @@ struct csv_context {
   std::string at(std::size_t row, std::string_view col) const {
     return fmt::format("{}:{}: column '{}'", origin, t.lines[row], col);
   }
-  std::string cell(std::size_t row, std::optional<std::size_t> col) const { return col ? t.rows[row][*col] : std::string(); }
+  std::string cell(std::size_t row, std::optional<std::size_t> col) const {
+    return col ? t.rows[row][*col] : std::string();
+  }
 };
 
-std::optional<double> parse_number(const csv_context& c, std::size_t row, std::optional<std::size_t> col, std::string_view name) {
+std::optional<double> parse_number(const csv_context& c, std::size_t row, std::optional<std::size_t> col,
+                                   std::string_view name) {
   const std::string text = c.cell(row, col);
   if (text.empty()) return std::nullopt;
   double v = 0;
@@ -34,20 +37,23 @@ std::optional<double> parse_number(const csv_context& c, std::size_t row, std::o
   return v;
 }
 
-std::optional<int> parse_count(const csv_context& c, std::size_t row, std::optional<std::size_t> col, std::string_view name) {
+std::optional<int> parse_count(const csv_context& c, std::size_t row, std::optional<std::size_t> col,
+                               std::string_view name) {
   const auto v = parse_number(c, row, col, name);
   if (!v) return std::nullopt;
   if (*v != std::floor(*v)) throw input_error(fmt::format("{}: '{}' is not a whole number", c.at(row, name), *v));
   return static_cast<int>(*v);
 }
 
-problem_category resolve_category(const csv_context& c, std::size_t row, std::size_t col, const problem_categories& cats) {
+problem_category resolve_category(const csv_context& c, std::size_t row, std::size_t col,
+                                  const problem_categories& cats) {
   const std::string name = c.t.rows[row][col];
   const auto cat = cats.category(name);
   if (!cat) {
-    throw input_error(fmt::format("{}: unknown category '{}' (a kernel category of docs/rules.md, or one of the problem "
-                                  "categories in data/problems/categories.toml)",
-                                  c.at(row, "category"), name));
+    throw input_error(
+        fmt::format("{}: unknown category '{}' (a kernel category of docs/rules.md, or one of the problem "
+                    "categories in data/problems/categories.toml)",
+                    c.at(row, "category"), name));
   }
   return *cat;
 }
@@ -58,7 +64,8 @@ std::vector<measured_source> read_summaries(const csv_context& c, const std::str
   const auto src = t.column("source"), cat = t.column("category"), problems = t.column("problems"),
              wins = t.column("wins"), rate = t.column("win_rate"), median = t.column("median_speedup"),
              note = t.column("note");
-  if (!cat || !median) throw input_error(fmt::format("{}: published figures need the columns category and median_speedup", c.origin));
+  if (!cat || !median)
+    throw input_error(fmt::format("{}: published figures need the columns category and median_speedup", c.origin));
   std::map<std::string, measured_source> by_source;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     published_summary s;
@@ -75,7 +82,8 @@ std::vector<measured_source> read_summaries(const csv_context& c, const std::str
       s.win_rate = static_cast<double>(*s.wins) / *s.problems;
       // A published rate is rounded; it must still be the rate of these counts.
       if (given_rate && std::abs(*given_rate - s.win_rate) > 0.0005 + 1e-12) {
-        throw input_error(fmt::format("{}: {} is not {} of {}", c.at(r, "win_rate"), *given_rate, *s.wins, *s.problems));
+        throw input_error(
+            fmt::format("{}: {} is not {} of {}", c.at(r, "win_rate"), *given_rate, *s.wins, *s.problems));
       }
     } else if (given_rate) {
       s.win_rate = *given_rate;
@@ -85,7 +93,8 @@ std::vector<measured_source> read_summaries(const csv_context& c, const std::str
     if (s.win_rate > 1) throw input_error(fmt::format("{}: a win rate above 1", c.at(r, "win_rate")));
     const auto m = parse_number(c, r, median, "median_speedup");
     if (!m || *m < 1) {
-      throw input_error(fmt::format("{}: the median speedup of the wins must be at least 1", c.at(r, "median_speedup")));
+      throw input_error(
+          fmt::format("{}: the median speedup of the wins must be at least 1", c.at(r, "median_speedup")));
     }
     s.median_win = *m;
     s.note = c.cell(r, note);
@@ -96,8 +105,8 @@ std::vector<measured_source> read_summaries(const csv_context& c, const std::str
     for (const auto& other : out.summaries) {
       const bool same = other.scope && s.scope ? other.scope->kernels == s.scope->kernels : !other.scope && !s.scope;
       if (same) {
-        throw input_error(fmt::format("{}: source '{}' has two rows for kernel category '{}'", c.at(r, "category"), name,
-                                      s.scope ? classify::to_string(s.scope->kernels) : "all"));
+        throw input_error(fmt::format("{}: source '{}' has two rows for kernel category '{}'", c.at(r, "category"),
+                                      name, s.scope ? classify::to_string(s.scope->kernels) : "all"));
       }
     }
     out.name = name;
@@ -123,7 +132,8 @@ std::vector<measured_source> read_distribution(const csv_context& c, const std::
     e.problem = t.rows[r][*problem];
     if (e.problem.empty()) throw input_error(fmt::format("{}: empty", c.at(r, "problem")));
     e.speedup = parse_number(c, r, speedup, "speedup");
-    if (e.speedup && *e.speedup <= 0) throw input_error(fmt::format("{}: a speedup must be above 0", c.at(r, "speedup")));
+    if (e.speedup && *e.speedup <= 0)
+      throw input_error(fmt::format("{}: a speedup must be above 0", c.at(r, "speedup")));
     e.result = e.speedup ? record::verdict::correct : record::verdict::incorrect;
     if (const std::string v = c.cell(r, verdict); !v.empty()) {
       const auto parsed = record::parse_verdict(v);
@@ -145,7 +155,8 @@ std::vector<measured_source> read_distribution(const csv_context& c, const std::
 
 }  // namespace
 
-std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file, const std::optional<std::string>& source,
+std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file,
+                                               const std::optional<std::string>& source,
                                                const problem_categories& categories) {
   const auto text = util::read_file(file);
   if (!text) throw input_error(fmt::format("cannot read speedups '{}'", file.string()));
@@ -158,9 +169,10 @@ std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file
   } else if (table.column("win_rate") || table.column("wins")) {
     all = read_summaries(c, default_source, categories);
   } else {
-    throw input_error(fmt::format("{}: expected a distribution (columns problem, speedup) or published figures "
-                                  "(columns category, wins and problems or win_rate, median_speedup)",
-                                  file.string()));
+    throw input_error(
+        fmt::format("{}: expected a distribution (columns problem, speedup) or published figures "
+                    "(columns category, wins and problems or win_rate, median_speedup)",
+                    file.string()));
   }
   if (source) std::erase_if(all, [&](const auto& s) { return s.name != *source; });
   if (all.empty()) {

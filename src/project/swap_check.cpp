@@ -42,7 +42,8 @@ step_sample sample_steps(const trace::trace& t, const analyze::analysis_report& 
   for (const auto& tl : a.timelines) {
     s.windows.push_back(fmt::format("{}: {}", tl.label, tl.win.description));
     const auto& b = tl.win.boundaries;
-    for (std::size_t i = 0; i + 1 < b.size(); ++i) s.steps.push_back(boundary_time(t, b[i + 1]) - boundary_time(t, b[i]));
+    for (std::size_t i = 0; i + 1 < b.size(); ++i)
+      s.steps.push_back(boundary_time(t, b[i + 1]) - boundary_time(t, b[i]));
   }
   std::vector<double> v(s.steps.begin(), s.steps.end());
   s.median = quantile(v, 0.5);
@@ -230,9 +231,11 @@ swap_check check_swap(const trace::trace& before, const trace::trace& after, con
       part.after_host_ms_per_step = host_time_in_ranges(after, after_analysis, ordered[i]->pattern) / 1e6 / na;
       if (!after_graph) after_graph = build_replay_graph(after);
       part.before_host_work_ms_per_step =
-          part.before_host_ms_per_step - waits_in_ranges(before, p.amdahl.analysis, p.graph, ordered[i]->pattern) / 1e6 / nb;
+          part.before_host_ms_per_step -
+          waits_in_ranges(before, p.amdahl.analysis, p.graph, ordered[i]->pattern) / 1e6 / nb;
       part.after_host_work_ms_per_step =
-          part.after_host_ms_per_step - waits_in_ranges(after, after_analysis, *after_graph, ordered[i]->pattern) / 1e6 / na;
+          part.after_host_ms_per_step -
+          waits_in_ranges(after, after_analysis, *after_graph, ordered[i]->pattern) / 1e6 / na;
       kernel_saving += part.before_ms_per_step - part.after_ms_per_step;
       host_saving += part.before_host_ms_per_step - part.after_host_ms_per_step;
     }

@@ -32,10 +32,14 @@ std::pair<std::string_view, double> split(std::string_view text, std::string_vie
 
 std::string speedup_rule::label() const {
   switch (what) {
-    case target::addressable: return "addressable (rest)";
-    case target::category: return fmt::format("category {}", classify::to_string(cat));
-    case target::kernel_pattern: return fmt::format("kernels /{}/", pattern);
-    case target::host_range: return fmt::format("kernels launched in ranges /{}/", pattern);
+    case target::addressable:
+      return "addressable (rest)";
+    case target::category:
+      return fmt::format("category {}", classify::to_string(cat));
+    case target::kernel_pattern:
+      return fmt::format("kernels /{}/", pattern);
+    case target::host_range:
+      return fmt::format("kernels launched in ranges /{}/", pattern);
   }
   return "?";
 }
@@ -58,7 +62,8 @@ speedup_rule parse_category_speedup(std::string_view text) {
 }
 
 // "REGEX=SPEEDUP" for a rule over names: kernel names or the host ranges around their launches.
-speedup_rule pattern_rule(std::string_view text, speedup_rule::target what, std::string_view flag, std::string_view form) {
+speedup_rule pattern_rule(std::string_view text, speedup_rule::target what, std::string_view flag,
+                          std::string_view form) {
   const auto [pattern, s] = split(text, flag, form);
   speedup_rule r;
   r.what = what;
@@ -72,7 +77,8 @@ speedup_rule parse_kernel_speedup(std::string_view text) {
 }
 
 speedup_rule parse_range_speedup(std::string_view text) {
-  return pattern_rule(text, speedup_rule::target::host_range, "--range", "REGEX=SPEEDUP such as 'embedding_bag_forward=2'");
+  return pattern_rule(text, speedup_rule::target::host_range, "--range",
+                      "REGEX=SPEEDUP such as 'embedding_bag_forward=2'");
 }
 
 std::string host_rule::label() const { return fmt::format("host calls in ranges /{}/", pattern); }

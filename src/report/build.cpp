@@ -47,11 +47,15 @@ std::vector<project::measured_source> read_results_sources(const std::vector<std
   project::source_files f{{}, {}, o.problem_category_files, o.source};
   for (const auto& p : files) {
     switch (recognise_named(p)) {
-      case input_kind::results_store: f.results.push_back(p.string()); break;
-      case input_kind::speedups_csv: f.speedups.push_back(p); break;
+      case input_kind::results_store:
+        f.results.push_back(p.string());
+        break;
+      case input_kind::speedups_csv:
+        f.speedups.push_back(p);
+        break;
       case input_kind::trace:
-        throw input_error(fmt::format("{}: neither a results store written by `headroom eval` nor a .csv of speedups",
-                                      p.string()));
+        throw input_error(
+            fmt::format("{}: neither a results store written by `headroom eval` nor a .csv of speedups", p.string()));
     }
   }
   return project::read_sources(f);
@@ -82,7 +86,8 @@ document build_document(const std::vector<std::filesystem::path>& inputs, const 
   d.sources = read_results_sources(results, o);
   const auto classifier = classify::classifier::with_user_rules(o.rules);
   std::set<std::string> names;
-  for (const auto& p : traces) d.workloads.push_back(build_workload(workload_name(p, names), {p}, classifier, o, d.sources));
+  for (const auto& p : traces)
+    d.workloads.push_back(build_workload(workload_name(p, names), {p}, classifier, o, d.sources));
   for (const auto& s : o.sections) d.sections.push_back(read_section_json(s));
   return d;
 }

@@ -80,8 +80,8 @@ void write_console(std::ostream& out, const analysis_report& r) {
                format_duration(t.win.end - r.origin), t.win.description);
   }
 
-  fmt::print(out, "\nShares of the window's wall clock\n  {:<{}}  {:>10}  {:>6}  {:>6}  {:>7}  {:>11}  {:>9}\n", "timeline",
-             width, "wall", "busy", "idle", "kernels", "addressable", "exclusive");
+  fmt::print(out, "\nShares of the window's wall clock\n  {:<{}}  {:>10}  {:>6}  {:>6}  {:>7}  {:>11}  {:>9}\n",
+             "timeline", width, "wall", "busy", "idle", "kernels", "addressable", "exclusive");
   for (const auto& t : r.timelines) timeline_row(out, t, width);
   if (r.timelines.size() > 1) timeline_row(out, tot, width);
 

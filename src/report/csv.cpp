@@ -16,8 +16,8 @@ std::string field(std::string_view s) {
 void rows(std::ostream& out, const analyze::timeline_report& t) {
   const auto row = [&](std::string_view group, std::string_view cls, trace::time_ns busy, trace::time_ns sum,
                        std::uint64_t count) {
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{:.6f}\n", field(t.label), t.rank, t.device, t.wall, group, cls, busy, sum,
-               count, t.share(busy));
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{:.6f}\n", field(t.label), t.rank, t.device, t.wall, group, cls, busy,
+               sum, count, t.share(busy));
   };
   row("measure", "busy", t.busy_all, t.busy_all, 0);
   row("measure", "kernels", t.busy_kernels, t.busy_kernels, 0);
@@ -29,7 +29,8 @@ void rows(std::ostream& out, const analyze::timeline_report& t) {
   }
   for (std::size_t i = 0; i < t.by_provenance.size(); ++i) {
     const auto& s = t.by_provenance[i];
-    if (s.count > 0) row("provenance", classify::to_string(static_cast<classify::provenance>(i)), s.busy, s.sum, s.count);
+    if (s.count > 0)
+      row("provenance", classify::to_string(static_cast<classify::provenance>(i)), s.busy, s.sum, s.count);
   }
 }
 

@@ -26,8 +26,9 @@ const char* mark(bool passes) { return passes ? "PASS" : "fail"; }
 }  // namespace
 
 std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-  return fmt::format("[{}/{}] {}  {}  {}  {}  ({:.1f} s)", done, total, j.problem.id, j.candidate.path.filename().string(),
-                     record::verdict_name(e.result), speedup_text(e), e.duration_s);
+  return fmt::format("[{}/{}] {}  {}  {}  {}  ({:.1f} s)", done, total, j.problem.id,
+                     j.candidate.path.filename().string(), record::verdict_name(e.result), speedup_text(e),
+                     e.duration_s);
 }
 
 void write_evaluations(std::ostream& out, const std::vector<record::evaluation>& results) {
@@ -44,21 +45,23 @@ void write_suite_outcomes(std::ostream& out, const std::vector<eval::case_outcom
     std::string codes;
     if (o.got)
       for (const auto& r : o.got->reasons) codes += (codes.empty() ? "" : ",") + r.code;
-    fmt::print(out, "{:<34} {:<16} {:<30} {}\n", o.c->name, o.got ? std::string(record::verdict_name(o.got->result)) : "-",
-               codes, o.ok ? "ok" : "MISMATCH: " + o.why);
+    fmt::print(out, "{:<34} {:<16} {:<30} {}\n", o.c->name,
+               o.got ? std::string(record::verdict_name(o.got->result)) : "-", codes,
+               o.ok ? "ok" : "MISMATCH: " + o.why);
     met += o.ok ? 1 : 0;
   }
   fmt::print(out, "{} of {} case(s) got the expected verdict\n", met, outcomes.size());
 }
 
-void write_verdict_changes(std::ostream& out, const std::vector<eval::verdict_change>& changes, std::size_t reverified) {
+void write_verdict_changes(std::ostream& out, const std::vector<eval::verdict_change>& changes,
+                           std::size_t reverified) {
   if (!changes.empty())
     fmt::print(out, "{:<36} {:<30} {:<15} {:<15} {}\n", "problem", "candidate", "was", "now", "reason");
   for (const auto& c : changes)
     fmt::print(out, "{:<36} {:<30} {:<15} {:<15} {}\n", c.after->problem, file_name(c.before->candidate_path),
                fmt::format("{} ({})", record::verdict_name(c.before->result),
                            c.before->checker == eval::imported_checker ? std::string("imported")
-                                                                        : fmt::format("v{}", c.before->checker)),
+                                                                       : fmt::format("v{}", c.before->checker)),
                record::verdict_name(c.after->result), c.after->reasons.empty() ? "" : c.after->reasons.front().code);
   fmt::print(out, "{} evaluation(s) reverified under checker v{}; {} verdict(s) changed\n", reverified,
              eval::checker_version, changes.size());
@@ -77,8 +80,8 @@ void write_audit_row(std::ostream& out, const eval::audit_result& r) {
   }
   std::string cells;
   for (const auto& f : r.fakes)
-    cells += f.applicable ? fmt::format("{:<17} ", fmt::format("{}/{}/{}", mark(f.passes_ours), mark(f.passes_legacy_1e2),
-                                                               mark(f.passes_legacy_1e4)))
+    cells += f.applicable ? fmt::format("{:<17} ", fmt::format("{}/{}/{}", mark(f.passes_ours),
+                                                               mark(f.passes_legacy_1e2), mark(f.passes_legacy_1e4)))
                           : fmt::format("{:<17} ", f.equals_reference ? "n/a (= ref)" : "n/a");
   fmt::print(out, "{:<40} {:>6}  {}{}\n", r.problem, r.trials, cells, r.discriminating() ? "yes" : "NO");
 }

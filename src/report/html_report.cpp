@@ -75,7 +75,8 @@ class html_writer {
         const std::string cls = c.numeric ? "num" : c.code ? "name" : !c.swatch.empty() ? "nowrap" : "";
         fmt::print(out_, "<td{}{}>", cls.empty() ? "" : fmt::format(" class=\"{}\"", cls),
                    c.title.empty() ? "" : fmt::format(" title=\"{}\"", escape(c.title)));
-        if (!c.swatch.empty()) fmt::print(out_, "<span class=\"swatch\" style=\"background:{}\"></span>", escape(c.swatch));
+        if (!c.swatch.empty())
+          fmt::print(out_, "<span class=\"swatch\" style=\"background:{}\"></span>", escape(c.swatch));
         fmt::print(out_, "{}</td>", escape(c.text));
       }
       fmt::print(out_, "</tr>\n");
@@ -95,7 +96,8 @@ class html_writer {
   }
 
   void extra(const extra_section& s, std::size_t index) {
-    fmt::print(out_, "<section class=\"extra {}\" id=\"extra-{}\">\n<h3>{}</h3>\n", escape(s.kind), index, escape(s.title));
+    fmt::print(out_, "<section class=\"extra {}\" id=\"extra-{}\">\n<h3>{}</h3>\n", escape(s.kind), index,
+               escape(s.title));
     for (const auto& p : s.paragraphs) fmt::print(out_, "<p>{}</p>\n", escape(p));
     for (std::size_t i = 0; i < s.tables.size(); ++i) table(detail::extra_table(s.tables[i], i));
     if (!s.bars.empty()) figure(section_bars(s, index), s.bar_label);
@@ -116,8 +118,9 @@ std::string html_writer::section_bars(const extra_section& s, std::size_t index)
   if (s.band && s.band->high) hi = std::max(hi, *s.band->high);
   const double height = top + row_h * static_cast<double>(s.bars.size()) + (s.band ? 60 : 44);
   svg::canvas c(width, height, fmt::format("extra-{}-bars", index), s.title, s.bar_label);
-  c.define("<style>text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;font-size:11px;fill:#222}"
-           "line.axis{stroke:#444}line.whisker{stroke:#222;stroke-width:1.5}</style>");
+  c.define(
+      "<style>text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;font-size:11px;fill:#222}"
+      "line.axis{stroke:#444}line.whisker{stroke:#222;stroke-width:1.5}</style>");
   const double right = width - 70;
   const auto x = [&](double v) { return label_w + std::max(v, 0.0) / hi * (right - label_w); };
   double y = top;
@@ -156,14 +159,17 @@ std::string anchor_of(std::string_view name) {
 
 void write_html(std::ostream& out, const document& d) {
   html_writer w(out);
-  fmt::print(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                  "<meta name=\"generator\" content=\"{}\">\n<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
+  fmt::print(out,
+             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             "<meta name=\"generator\" content=\"{}\">\n<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
              escape(d.generator), escape(d.title), page_style);
-  fmt::print(out, "<header>\n<h1>{}</h1>\n<p class=\"lede\">What is a faster kernel worth here? The share of each workload's "
-                  "wall clock that a new kernel could replace, and what measured kernel speedups buy when they replace "
-                  "it.</p>\n",
-             escape(d.title));
+  fmt::print(
+      out,
+      "<header>\n<h1>{}</h1>\n<p class=\"lede\">What is a faster kernel worth here? The share of each workload's "
+      "wall clock that a new kernel could replace, and what measured kernel speedups buy when they replace "
+      "it.</p>\n",
+      escape(d.title));
   std::string workloads, sources;
   for (const auto& wl : d.workloads) {
     for (const auto& f : wl.files) workloads += (workloads.empty() ? "" : ", ") + f;
@@ -176,7 +182,8 @@ void write_html(std::ostream& out, const document& d) {
              sources.empty() ? std::string() : fmt::format("<br>Measured speedups: <code>{}</code>", escape(sources)));
 
   fmt::print(out, "<nav>\n<ul>\n<li><a href=\"#summary\">Summary</a></li>\n");
-  for (const auto& wl : d.workloads) fmt::print(out, "<li><a href=\"#{}\">{}</a></li>\n", anchor_of(wl.name), escape(wl.name));
+  for (const auto& wl : d.workloads)
+    fmt::print(out, "<li><a href=\"#{}\">{}</a></li>\n", anchor_of(wl.name), escape(wl.name));
   if (!d.sources.empty()) fmt::print(out, "<li><a href=\"#results\">Measured speedups</a></li>\n");
   fmt::print(out, "<li><a href=\"#method\">Method</a></li>\n</ul>\n</nav>\n");
 
@@ -212,30 +219,32 @@ void write_html(std::ostream& out, const document& d) {
     fmt::print(out, "<p class=\"files\">From <code>{}</code>{}.</p>\n", escape(files),
                a.platform.empty() ? "" : fmt::format(", platform {}", escape(a.platform)));
     for (const auto& t : a.timelines) {
-      fmt::print(out, "<p class=\"window\"><strong>Window</strong> of {}: {} from +{} to +{}: {}.</p>\n", escape(t.label),
-                 format_duration(t.wall), format_duration(t.win.start - a.origin), format_duration(t.win.end - a.origin),
-                 escape(t.win.description));
+      fmt::print(out, "<p class=\"window\"><strong>Window</strong> of {}: {} from +{} to +{}: {}.</p>\n",
+                 escape(t.label), format_duration(t.wall), format_duration(t.win.start - a.origin),
+                 format_duration(t.win.end - a.origin), escape(t.win.description));
     }
     fmt::print(out, "<h3>Where the wall clock goes</h3>\n");
-    w.figure(wall_clock_bar(tot, window_text(a), id + "-wall-clock"),
-             fmt::format("The window's wall clock ({}) by provenance and kernel category, then idle. Addressable f = {} "
-                         "(exclusive {}); time when two classes run at once is split evenly between them, so the bar adds "
-                         "up to the window.",
-                         format_duration(tot.wall), format_percent(tot.addressable_fraction()),
-                         format_percent(tot.addressable_exclusive_fraction())));
+    w.figure(
+        wall_clock_bar(tot, window_text(a), id + "-wall-clock"),
+        fmt::format("The window's wall clock ({}) by provenance and kernel category, then idle. Addressable f = {} "
+                    "(exclusive {}); time when two classes run at once is split evenly between them, so the bar adds "
+                    "up to the window.",
+                    format_duration(tot.wall), format_percent(tot.addressable_fraction()),
+                    format_percent(tot.addressable_exclusive_fraction())));
     w.table(detail::shares_table(wl));
     fmt::print(out, "<h3>What a kernel speedup buys (Amdahl)</h3>\n");
-    w.figure(amdahl_curve(tot.addressable_fraction(), tot.addressable_exclusive_fraction(), id + "-amdahl"),
-             fmt::format("S = 1 / ((1 - f) + f / s) for a speedup s of every addressable kernel; ceiling 1/(1 - f) = {}.",
-                         std::isfinite(project::ceiling(tot.addressable_fraction()))
-                             ? fmt::format("{:.3f}x", project::ceiling(tot.addressable_fraction()))
-                             : std::string("none (everything is addressable)")));
+    w.figure(
+        amdahl_curve(tot.addressable_fraction(), tot.addressable_exclusive_fraction(), id + "-amdahl"),
+        fmt::format("S = 1 / ((1 - f) + f / s) for a speedup s of every addressable kernel; ceiling 1/(1 - f) = {}.",
+                    std::isfinite(project::ceiling(tot.addressable_fraction()))
+                        ? fmt::format("{:.3f}x", project::ceiling(tot.addressable_fraction()))
+                        : std::string("none (everything is addressable)")));
     w.table(detail::reference_table(wl));
     fmt::print(out, "<h3>Top kernels</h3>\n");
     w.table(detail::top_kernels_table(wl));
     for (const auto& j : wl.projection.sources) {
-      fmt::print(out, "<h3>Joined to {}</h3>\n<p class=\"files\">Speedups from <code>{}</code>{}.</p>\n", escape(j.source),
-                 escape(j.origin), j.published_only ? " (published figures)" : "");
+      fmt::print(out, "<h3>Joined to {}</h3>\n<p class=\"files\">Speedups from <code>{}</code>{}.</p>\n",
+                 escape(j.source), escape(j.origin), j.published_only ? " (published figures)" : "");
       w.table(detail::join_categories_table(j));
       w.table(detail::join_estimates_table(j));
       w.notes(j.notes);
@@ -254,15 +263,18 @@ void write_html(std::ostream& out, const document& d) {
     fmt::print(out, "<section id=\"results\">\n<h2>Measured speedups</h2>\n");
     for (std::size_t i = 0; i < d.sources.size(); ++i) {
       const auto& s = d.sources[i];
-      fmt::print(out, "<section class=\"source\" id=\"source-{}\">\n<h3>{}</h3>\n<p class=\"files\">From <code>{}</code>.</p>\n",
-                 i, escape(s.name), escape(s.origin));
+      fmt::print(
+          out,
+          "<section class=\"source\" id=\"source-{}\">\n<h3>{}</h3>\n<p class=\"files\">From <code>{}</code>.</p>\n", i,
+          escape(s.name), escape(s.origin));
       if (s.published_only()) {
         w.table(detail::published_rows_table(s));
       } else {
         w.table(detail::source_figures_table(s));
-        w.figure(speedup_cdf(s.verified_speedups, s.figures ? s.figures->evaluations : 0, fmt::format("source-{}-cdf", i)),
-                 "Cumulative distribution of the verified speedups; a candidate that is wrong, fails or is not verified "
-                 "has none, and the join counts it as 1x.");
+        w.figure(
+            speedup_cdf(s.verified_speedups, s.figures ? s.figures->evaluations : 0, fmt::format("source-{}-cdf", i)),
+            "Cumulative distribution of the verified speedups; a candidate that is wrong, fails or is not verified "
+            "has none, and the join counts it as 1x.");
       }
       fmt::print(out, "</section>\n");
     }

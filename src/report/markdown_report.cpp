@@ -38,7 +38,8 @@ void table(std::ostream& out, const detail::table& t) {
   fmt::print(out, "\n");
 }
 
-void plot(std::ostream& out, const plot_sink& sink, std::string_view name, const std::string& svg, std::string_view caption) {
+void plot(std::ostream& out, const plot_sink& sink, std::string_view name, const std::string& svg,
+          std::string_view caption) {
   const std::string link = sink ? sink(name, svg) : std::string();
   if (!link.empty()) fmt::print(out, "![{}]({})\n\n", md_escape(caption), link);
 }
@@ -68,8 +69,9 @@ void extra(std::ostream& out, const extra_section& s) {
 }  // namespace
 
 void write_markdown(std::ostream& out, const document& d, const plot_sink& save_plot) {
-  fmt::print(out, "# {}\n\nWhat is a faster kernel worth here? The share of each workload's wall clock that a new kernel "
-                  "could replace, and what measured kernel speedups buy when they replace it.\n\n",
+  fmt::print(out,
+             "# {}\n\nWhat is a faster kernel worth here? The share of each workload's wall clock that a new kernel "
+             "could replace, and what measured kernel speedups buy when they replace it.\n\n",
              md_escape(d.title));
   std::vector<bool> placed(d.sections.size(), false);
   for (std::size_t k = 0; k < d.sections.size(); ++k) {
@@ -94,13 +96,15 @@ void write_markdown(std::ostream& out, const document& d, const plot_sink& save_
     const auto& tot = a.total;
     fmt::print(out, "## {}\n\n", md_escape(wl.name));
     for (const auto& t : a.timelines) {
-      fmt::print(out, "Window of {}: {}, {}.\n\n", md_escape(t.label), format_duration(t.wall), md_escape(t.win.description));
+      fmt::print(out, "Window of {}: {}, {}.\n\n", md_escape(t.label), format_duration(t.wall),
+                 md_escape(t.win.description));
     }
     plot(out, save_plot, wl.name + "-wall-clock", wall_clock_bar(tot, window_text(a), wl.name + "-wall-clock"),
          "wall clock by provenance and category");
     table(out, detail::shares_table(wl));
     plot(out, save_plot, wl.name + "-amdahl",
-         amdahl_curve(tot.addressable_fraction(), tot.addressable_exclusive_fraction(), wl.name + "-amdahl"), "Amdahl curve");
+         amdahl_curve(tot.addressable_fraction(), tot.addressable_exclusive_fraction(), wl.name + "-amdahl"),
+         "Amdahl curve");
     table(out, detail::reference_table(wl));
     table(out, detail::top_kernels_table(wl));
     for (const auto& j : wl.projection.sources) {
@@ -137,8 +141,9 @@ void write_markdown(std::ostream& out, const document& d, const plot_sink& save_
     heading = true;
     extra(out, d.sections[k]);
   }
-  fmt::print(out, "---\nWritten by {}. docs/method.md defines every figure; intervals: {:g}% percentile bootstrap over "
-                  "problems ({} resamples, seed {}); categories without a problem: {}.\n",
+  fmt::print(out,
+             "---\nWritten by {}. docs/method.md defines every figure; intervals: {:g}% percentile bootstrap over "
+             "problems ({} resamples, seed {}); categories without a problem: {}.\n",
              md_escape(d.generator), 100 * d.join.confidence, d.join.resamples, d.join.seed,
              project::to_string(d.join.uncovered));
 }

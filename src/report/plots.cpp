@@ -43,7 +43,8 @@ std::vector<double> linear_ticks(double lo, double hi, int count) {
     if (step >= raw) break;
   }
   std::vector<double> t;
-  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < 1e-12 ? 0 : v);
+  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < 1e-12 ? 0 : v);
   return t;
 }
 
@@ -68,7 +69,8 @@ struct frame {
   double x_lo, x_hi, y_lo, y_hi;
   bool x_log = false;
   double x(double v) const {
-    const double t = x_log ? (std::log(v) - std::log(x_lo)) / (std::log(x_hi) - std::log(x_lo)) : (v - x_lo) / (x_hi - x_lo);
+    const double t =
+        x_log ? (std::log(v) - std::log(x_lo)) / (std::log(x_hi) - std::log(x_lo)) : (v - x_lo) / (x_hi - x_lo);
     return left + std::clamp(t, 0.0, 1.0) * (right - left);
   }
   double y(double v) const { return bottom - std::clamp((v - y_lo) / (y_hi - y_lo), 0.0, 1.0) * (bottom - top); }
@@ -134,10 +136,11 @@ std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view w
   svg::canvas c(width, height, id, "Wall clock of the window by provenance and kernel category", caption);
   c.define(plot_style);
   const std::string hatch = fmt::format("{}-hatch", id);
-  c.define(fmt::format("<pattern id=\"{}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-                       "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#ffffff\" "
-                       "stroke-width=\"2\" stroke-opacity=\"0.55\"/></pattern>",
-                       hatch));
+  c.define(
+      fmt::format("<pattern id=\"{}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+                  "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#ffffff\" "
+                  "stroke-width=\"2\" stroke-opacity=\"0.55\"/></pattern>",
+                  hatch));
   c.text(left, 16, shorten(caption, 150), "small");
 
   // Brackets above the bar: addressable / not addressable, then each provenance.
@@ -173,7 +176,9 @@ std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view w
   c.rect(x, bar_top, px(idle_ns), bar_height, idle_colour,
          fmt::format("idle: {} ({} of the window)", format_duration(static_cast<std::int64_t>(idle_ns)),
                      format_percent(idle_ns / wall, 2)),
-         {{"class", "idle"}, {"data-category", "idle"}, {"data-ns", fmt::format("{:.0f}", idle_ns)},
+         {{"class", "idle"},
+          {"data-category", "idle"},
+          {"data-ns", fmt::format("{:.0f}", idle_ns)},
           {"data-share", fmt::format("{:.6f}", idle_ns / wall)}});
   if (idle_ns > 0) upper.push_back({"idle", x, x + px(idle_ns)});
 
@@ -184,8 +189,10 @@ std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view w
     c.line(s.to - 1, y, s.to - 1, y + 4, "bracket");
     if (text_width(text) < s.to - s.from) c.text((s.from + s.to) / 2, y - 3, text, "small", svg::anchor::middle);
   };
-  for (const auto& s : upper) bracket(s, 36, fmt::format("{} {}", s.label, format_percent((s.to - s.from) / (right - left))));
-  for (const auto& s : lower) bracket(s, 54, fmt::format("{} {}", s.label, format_percent((s.to - s.from) / (right - left))));
+  for (const auto& s : upper)
+    bracket(s, 36, fmt::format("{} {}", s.label, format_percent((s.to - s.from) / (right - left))));
+  for (const auto& s : lower)
+    bracket(s, 54, fmt::format("{} {}", s.label, format_percent((s.to - s.from) / (right - left))));
 
   // The axis under the bar: share of the window.
   const double axis_y = bar_top + bar_height;
@@ -193,7 +200,10 @@ std::string wall_clock_bar(const analyze::timeline_report& t, std::string_view w
   for (int p = 0; p <= 100; p += 10) {
     const double tx = left + p / 100.0 * (right - left);
     c.line(tx, axis_y, tx, axis_y + 5, "tick");
-    c.text(tx, axis_y + 17, std::to_string(p), "tick-label", p == 0 ? svg::anchor::start : p == 100 ? svg::anchor::end : svg::anchor::middle);
+    c.text(tx, axis_y + 17, std::to_string(p), "tick-label",
+           p == 0     ? svg::anchor::start
+           : p == 100 ? svg::anchor::end
+                      : svg::anchor::middle);
   }
   c.text((left + right) / 2, axis_y + 34, "share of the window's wall clock (%); overlapping work split evenly",
          "axis-label", svg::anchor::middle);
@@ -234,7 +244,8 @@ std::string amdahl_curve(double f, double fx, std::string_view id) {
       const double s = std::pow(fr.x_hi, i / 120.0);
       pts.emplace_back(fr.x(s), fr.y(project::amdahl(frac, s)));
     }
-    c.path(pts, colour, cls, fmt::format("{} = {}", name, format_percent(frac)), {{"data-fraction", fmt::format("{:.6f}", frac)}});
+    c.path(pts, colour, cls, fmt::format("{} = {}", name, format_percent(frac)),
+           {{"data-fraction", fmt::format("{:.6f}", frac)}});
     const double cf = project::ceiling(frac);
     if (std::isfinite(cf) && cf <= fr.y_hi) {
       c.line(fr.left, fr.y(cf), fr.right, fr.y(cf), "ceiling",
@@ -256,7 +267,8 @@ std::string amdahl_curve(double f, double fx, std::string_view id) {
     c.circle(fr.x(s), fr.y(e), 4, primary_colour,
              fmt::format("kernels {:g}x faster: {:.3f}x end to end ({} of the wall clock saved)", s, e,
                          format_percent(1 - 1 / e, 2)),
-             {{"class", "reference-point"}, {"data-kernel-speedup", fmt::format("{:g}", s)},
+             {{"class", "reference-point"},
+              {"data-kernel-speedup", fmt::format("{:g}", s)},
               {"data-end-to-end", fmt::format("{:.6f}", e)}});
     // Below and right of the point is under a concave curve, so clear of it; kept above the axis.
     c.text(fr.x(s) + 6, std::min(fr.y(e) + 15, fr.bottom - 4), fmt::format("{:.3f}x", e), "small");
@@ -283,12 +295,13 @@ std::string speedup_cdf(const std::vector<double>& v, int evaluations, std::stri
   svg::canvas c(width, height, id, "Distribution of verified speedups (CDF)",
                 fmt::format("{} verified speedups of {} evaluations", v.size(), evaluations));
   c.define(plot_style);
-  fr.draw_axes(c, log_ticks(fr.x_lo, fr.x_hi), {0, 20, 40, 60, 80, 100}, "verified speedup over PyTorch eager (x, log scale)",
-               "verified candidates at or below (%)");
+  fr.draw_axes(c, log_ticks(fr.x_lo, fr.x_hi), {0, 20, 40, 60, 80, 100},
+               "verified speedup over PyTorch eager (x, log scale)", "verified candidates at or below (%)");
   c.line(fr.x(1), fr.top, fr.x(1), fr.bottom, "marker");
   c.text(fr.x(1) + 4, fr.top + 10, "1x: as fast as eager", "small");
   if (v.empty()) {
-    c.text((fr.left + fr.right) / 2, (fr.top + fr.bottom) / 2, "no verified speedup", "axis-label", svg::anchor::middle);
+    c.text((fr.left + fr.right) / 2, (fr.top + fr.bottom) / 2, "no verified speedup", "axis-label",
+           svg::anchor::middle);
     return c.str();
   }
   std::vector<std::pair<double, double>> pts{{fr.x(fr.x_lo), fr.y(0)}};
@@ -302,10 +315,12 @@ std::string speedup_cdf(const std::vector<double>& v, int evaluations, std::stri
   c.path(pts, primary_colour, "curve",
          fmt::format("{} verified speedups, {} above 1x; median {:.3f}x", v.size(), faster,
                      v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2),
-         {{"data-count", std::to_string(v.size())}, {"data-min", fmt::format("{:.6g}", v.front())},
+         {{"data-count", std::to_string(v.size())},
+          {"data-min", fmt::format("{:.6g}", v.front())},
           {"data-max", fmt::format("{:.6g}", v.back())}});
-  c.text(fr.right, height - 8, fmt::format("{} verified of {} evaluations; {} faster than eager", v.size(), evaluations, faster),
-         "small", svg::anchor::end);
+  c.text(fr.right, height - 8,
+         fmt::format("{} verified of {} evaluations; {} faster than eager", v.size(), evaluations, faster), "small",
+         svg::anchor::end);
   return c.str();
 }
 
@@ -333,7 +348,8 @@ std::string estimates_chart(const std::vector<estimate_group>& groups, std::stri
   }
   c.line(fr.left, fr.bottom, fr.right, fr.bottom, "axis");
   c.line(fr.left, fr.top, fr.left, fr.bottom, "axis");
-  c.text((fr.left + fr.right) / 2, fr.bottom + 36, "wall clock saved (% of the window)", "axis-label", svg::anchor::middle);
+  c.text((fr.left + fr.right) / 2, fr.bottom + 36, "wall clock saved (% of the window)", "axis-label",
+         svg::anchor::middle);
   const std::array<std::pair<std::string_view, std::string_view>, 3> kinds{
       {{"published", "#4e79a7"}, {"expectation", "#f28e2b"}, {"best", "#59a14f"}}};
   double y = top + group_gap / 2;
@@ -347,11 +363,13 @@ std::string estimates_chart(const std::vector<estimate_group>& groups, std::stri
         c.text(fr.left + 6, cy + 13, fmt::format("{}: not available from published figures", kinds[k].first), "small");
         continue;
       }
-      const std::string interval = e.low ? fmt::format(" [{}, {}]", format_percent(*e.low, 2), format_percent(*e.high, 2)) : "";
+      const std::string interval =
+          e.low ? fmt::format(" [{}, {}]", format_percent(*e.low, 2), format_percent(*e.high, 2)) : "";
       c.rect(fr.left, cy + 3, fr.x(100 * e.time_saved) - fr.left, row_h - 6, kinds[k].second,
              fmt::format("{}: {} of the wall clock saved{}, {:.4f}x end to end", kinds[k].first,
                          format_percent(e.time_saved, 2), interval, e.speedup()),
-             {{"class", "estimate"}, {"data-estimate", std::string(kinds[k].first)},
+             {{"class", "estimate"},
+              {"data-estimate", std::string(kinds[k].first)},
               {"data-time-saved", fmt::format("{:.6f}", e.time_saved)}});
       if (e.low) {
         const double my = cy + row_h / 2;

@@ -30,9 +30,10 @@ void timeline(std::ostream& out, const project::replay_timeline_report& t) {
     fmt::print(out, "    no replay: {}\n", t.not_replayed);
     return;
   }
-  fmt::print(out, "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n", "step",
-             "measured", "replayed", "error", "typical", "error", "shrunk", "Amdahl", "saving", "overlap", "launches",
-             "other idle");
+  fmt::print(out,
+             "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n",
+             "step", "measured", "replayed", "error", "typical", "error", "shrunk", "Amdahl", "saving", "overlap",
+             "launches", "other idle");
   replay_step sum;
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
     const auto& s = t.steps[i];
@@ -47,20 +48,23 @@ void timeline(std::ostream& out, const project::replay_timeline_report& t) {
     sum.other_idle += s.other_idle;
     if (i == max_step_rows) fmt::print(out, "    ({} more steps in the total)\n", t.steps.size() - max_step_rows);
     if (i >= max_step_rows) continue;
-    fmt::print(out, "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n",
+    fmt::print(out,
+               "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n",
                i + 1, format_duration(s.measured), format_duration(s.replayed), error(s.replayed, s.measured),
                format_duration(s.typical), error(s.typical, s.measured), format_duration(s.shrunk),
                format_duration(s.amdahl), format_duration(s.amdahl_saving), signed_duration(s.hidden_by_overlap),
                signed_duration(s.launch_bound), signed_duration(s.other_idle));
   }
-  fmt::print(out, "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n",
+  fmt::print(out,
+             "    {:>5}  {:>10}  {:>10}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}  |  {:>10}  {:>10}  {:>10}  {:>10}\n",
              "total", format_duration(sum.measured), format_duration(sum.replayed), error(sum.replayed, sum.measured),
              format_duration(sum.typical), error(sum.typical, sum.measured), format_duration(sum.shrunk),
              format_duration(sum.amdahl), format_duration(sum.amdahl_saving), signed_duration(sum.hidden_by_overlap),
              signed_duration(sum.launch_bound), signed_duration(sum.other_idle));
-  fmt::print(out, "    replay error over {} step{}: mean {}, max {} (typical latencies: mean {}, max {})\n", t.steps.size(),
-             t.steps.size() == 1 ? "" : "s", format_percent(t.error.mean, 2), format_percent(t.error.max, 2),
-             format_percent(t.error_typical.mean, 2), format_percent(t.error_typical.max, 2));
+  fmt::print(out, "    replay error over {} step{}: mean {}, max {} (typical latencies: mean {}, max {})\n",
+             t.steps.size(), t.steps.size() == 1 ? "" : "s", format_percent(t.error.mean, 2),
+             format_percent(t.error.max, 2), format_percent(t.error_typical.mean, 2),
+             format_percent(t.error_typical.max, 2));
   if (sum.shrunk > 0 && sum.amdahl > 0) {
     fmt::print(out, "    end to end here: replay {}, Amdahl {}\n",
                speedup(static_cast<double>(sum.replayed) / static_cast<double>(sum.shrunk)),
@@ -79,17 +83,20 @@ void write_console(std::ostream& out, const project::replay_projection& p) {
   fmt::print(out, "\nReplay: the steps after the shrink, replayed from launches, streams and synchronisations\n");
   const auto& s = p.support;
   if (s.has_host_activity) {
-    fmt::print(out, "  graph: {} host calls, {} device activities, {} dependencies ({} synchronisations recorded, {} inferred; "
-               "{} stream waits tied to their event, {} inferred; {} blocking copies; {} graph launches)\n",
-               s.host_nodes, s.device_nodes, s.edges, s.synchronizations, s.synchronizations_inferred, s.event_waits,
-               s.event_waits_inferred,
-               s.blocking_copies, s.graph_launches);
+    fmt::print(
+        out,
+        "  graph: {} host calls, {} device activities, {} dependencies ({} synchronisations recorded, {} inferred; "
+        "{} stream waits tied to their event, {} inferred; {} blocking copies; {} graph launches)\n",
+        s.host_nodes, s.device_nodes, s.edges, s.synchronizations, s.synchronizations_inferred, s.event_waits,
+        s.event_waits_inferred, s.blocking_copies, s.graph_launches);
     const auto typical = [&](dependency d) { return format_duration(p.typical_delay[static_cast<std::size_t>(d)]); };
-    fmt::print(out, "  typical latencies: launch {}, stream gap {}, event wait {}, graph node {}, host wake-up {}; "
+    fmt::print(out,
+               "  typical latencies: launch {}, stream gap {}, event wait {}, graph node {}, host wake-up {}; "
                "{} thread handoffs\n",
                typical(dependency::launch), typical(dependency::stream_order), typical(dependency::event_wait),
                typical(dependency::graph_order), typical(dependency::host_wait), s.thread_handoffs);
-    fmt::print(out, "  columns: replayed and typical have nothing shrunk (measured and typical latencies); saving is\n"
+    fmt::print(out,
+               "  columns: replayed and typical have nothing shrunk (measured and typical latencies); saving is\n"
                "  Amdahl's; of it, overlap ran under other work, and launches and other idle are GPU idle time the\n"
                "  shrink adds (waiting for the host to launch, or for other reasons)\n");
   }

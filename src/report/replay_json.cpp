@@ -19,18 +19,19 @@ void step(std::ostream& out, const project::replay_step& s) {
              "{{\"measured_ns\": {}, \"replayed_ns\": {}, \"typical_ns\": {}, \"shrunk_ns\": {}, \"amdahl_ns\": {}, "
              "\"amdahl_saving_ns\": {}, \"hidden_by_overlap_ns\": {}, \"launch_bound_ns\": {}, \"other_idle_ns\": {}, "
              "\"launch_idle_ns\": {}}}",
-             s.measured, s.replayed, s.typical, s.shrunk, s.amdahl, s.amdahl_saving, s.hidden_by_overlap, s.launch_bound,
-             s.other_idle, s.launch_idle);
+             s.measured, s.replayed, s.typical, s.shrunk, s.amdahl, s.amdahl_saving, s.hidden_by_overlap,
+             s.launch_bound, s.other_idle, s.launch_idle);
 }
 
 void timeline(std::ostream& out, const project::replay_timeline_report& t) {
-  fmt::print(out,
-             "{{\"label\": {}, \"process\": {}, \"device\": {}, \"window\": {}, \"replayed\": {}, \"not_replayed\": {}, "
-             "\"activities_without_launch\": {},\n      \"error\": {{\"mean\": {}, \"max\": {}}}, "
-             "\"error_typical\": {{\"mean\": {}, \"max\": {}}},\n      \"steps\": [",
-             quote(t.label), t.process, t.device, quote(t.window), t.replayed ? "true" : "false", quote(t.not_replayed),
-             t.activities_without_launch, number(t.error.mean), number(t.error.max), number(t.error_typical.mean),
-             number(t.error_typical.max));
+  fmt::print(
+      out,
+      "{{\"label\": {}, \"process\": {}, \"device\": {}, \"window\": {}, \"replayed\": {}, \"not_replayed\": {}, "
+      "\"activities_without_launch\": {},\n      \"error\": {{\"mean\": {}, \"max\": {}}}, "
+      "\"error_typical\": {{\"mean\": {}, \"max\": {}}},\n      \"steps\": [",
+      quote(t.label), t.process, t.device, quote(t.window), t.replayed ? "true" : "false", quote(t.not_replayed),
+      t.activities_without_launch, number(t.error.mean), number(t.error.max), number(t.error_typical.mean),
+      number(t.error_typical.max));
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
     fmt::print(out, "{}\n        ", i ? "," : "");
     step(out, t.steps[i]);
@@ -46,16 +47,19 @@ void write_json(std::ostream& out, const project::replay_projection& p) {
   std::string amdahl_text = amdahl.str();
   while (!amdahl_text.empty() && amdahl_text.back() == '\n') amdahl_text.pop_back();
   const auto& s = p.support;
-  fmt::print(out, "{{\n  \"schema_version\": {},\n  \"kind\": \"replay_projection\",\n  \"speedup_replay\": {},\n"
-             "  \"speedup_amdahl\": {},\n", analysis_json_schema_version, number(p.speedup_replay), number(p.speedup_amdahl));
   fmt::print(out,
-             "  \"graph\": {{\"host_nodes\": {}, \"device_nodes\": {}, \"edges\": {}, \"activities_without_launch\": {}, "
-             "\"graph_launches\": {}, \"blocking_copies\": {}, \"synchronizations\": {}, \"synchronizations_inferred\": {}, "
-             "\"event_waits\": {}, \"event_waits_inferred\": {}, \"event_waits_unknown\": {}, \"overlapping_stream_pairs\": {}, \"thread_handoffs\": {}, \"cycles_broken\": {},\n"
-             "    \"typical_latency_ns\": {{",
-             s.host_nodes, s.device_nodes, s.edges, s.activities_without_launch, s.graph_launches, s.blocking_copies,
-             s.synchronizations, s.synchronizations_inferred, s.event_waits, s.event_waits_inferred, s.event_waits_unknown,
-             s.overlapping_stream_pairs, s.thread_handoffs, s.cycles_broken);
+             "{{\n  \"schema_version\": {},\n  \"kind\": \"replay_projection\",\n  \"speedup_replay\": {},\n"
+             "  \"speedup_amdahl\": {},\n",
+             analysis_json_schema_version, number(p.speedup_replay), number(p.speedup_amdahl));
+  fmt::print(
+      out,
+      "  \"graph\": {{\"host_nodes\": {}, \"device_nodes\": {}, \"edges\": {}, \"activities_without_launch\": {}, "
+      "\"graph_launches\": {}, \"blocking_copies\": {}, \"synchronizations\": {}, \"synchronizations_inferred\": {}, "
+      "\"event_waits\": {}, \"event_waits_inferred\": {}, \"event_waits_unknown\": {}, \"overlapping_stream_pairs\": {}, \"thread_handoffs\": {}, \"cycles_broken\": {},\n"
+      "    \"typical_latency_ns\": {{",
+      s.host_nodes, s.device_nodes, s.edges, s.activities_without_launch, s.graph_launches, s.blocking_copies,
+      s.synchronizations, s.synchronizations_inferred, s.event_waits, s.event_waits_inferred, s.event_waits_unknown,
+      s.overlapping_stream_pairs, s.thread_handoffs, s.cycles_broken);
   for (std::size_t k = 0; k < project::dependency_count; ++k) {
     fmt::print(out, "{}{}: {}", k ? ", " : "", quote(project::to_string(static_cast<project::dependency>(k))),
                p.typical_delay[k]);

@@ -10,10 +10,10 @@ namespace headroom::report::detail {
 
 struct cell {
   std::string text;
-  std::string title;   // the full text when `text` is shortened (HTML shows it on hover)
+  std::string title;  // the full text when `text` is shortened (HTML shows it on hover)
   std::string swatch;  // a category colour shown beside the text
   bool numeric = false;
-  bool code = false;   // a kernel name: set in a fixed-width font, broken anywhere
+  bool code = false;  // a kernel name: set in a fixed-width font, broken anywhere
 };
 
 struct table {

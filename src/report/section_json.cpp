@@ -45,9 +45,11 @@ extra_section read_section_json(const std::filesystem::path& file) {
     throw input_error(fmt::format("{}: not a report section: {}", name, simdjson::error_message(err)));
   }
   simdjson::dom::object obj;
-  if (root.get_object().get(obj) != simdjson::SUCCESS) throw input_error(fmt::format("{}: expected a JSON object", name));
+  if (root.get_object().get(obj) != simdjson::SUCCESS)
+    throw input_error(fmt::format("{}: expected a JSON object", name));
   std::int64_t version = 0;
-  if (obj["headroom_report_section"].get_int64().get(version) != simdjson::SUCCESS || version != section_format_version) {
+  if (obj["headroom_report_section"].get_int64().get(version) != simdjson::SUCCESS ||
+      version != section_format_version) {
     throw input_error(fmt::format("{}: not a report section of version {} (the key headroom_report_section)", name,
                                   section_format_version));
   }
@@ -78,7 +80,8 @@ extra_section read_section_json(const std::filesystem::path& file) {
           std::vector<std::string> row;
           for (auto c : as_array(r, where + " rows")) row.push_back(as_text(c, where + " rows"));
           if (row.size() != st.columns.size()) {
-            throw input_error(fmt::format("{}: a row of {} cells in a table of {} columns", where, row.size(), st.columns.size()));
+            throw input_error(
+                fmt::format("{}: a row of {} cells in a table of {} columns", where, row.size(), st.columns.size()));
           }
           st.rows.push_back(std::move(row));
         }
@@ -88,7 +91,8 @@ extra_section read_section_json(const std::filesystem::path& file) {
       std::string_view label;
       if (value["label"].get_string().get(label) == simdjson::SUCCESS) s.bar_label = std::string(label);
       simdjson::dom::element values;
-      if (value["values"].get(values) != simdjson::SUCCESS) throw input_error(fmt::format("{}: bars need values", where));
+      if (value["values"].get(values) != simdjson::SUCCESS)
+        throw input_error(fmt::format("{}: bars need values", where));
       for (auto b : as_array(values, where)) {
         section_bar bar;
         simdjson::dom::element e;

@@ -93,31 +93,39 @@ void write_stats_console(std::ostream& out, const std::vector<source_stats>& s) 
   for (const auto& x : s) {
     std::string line;
     for (verdict v : counted_verdicts()) {
-      if (const int n = count(x, v); n > 0) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", verdict_name(v), n);
+      if (const int n = count(x, v); n > 0)
+        line += fmt::format("{}{} {}", line.empty() ? "" : ", ", verdict_name(v), n);
     }
-    if (x.skipped > 0) line += fmt::format("{}{} {}", line.empty() ? "" : "; ", verdict_name(verdict::reference_error), x.skipped);
+    if (x.skipped > 0)
+      line += fmt::format("{}{} {}", line.empty() ? "" : "; ", verdict_name(verdict::reference_error), x.skipped);
     fmt::print(out, "  {:<{}}  {}\n", x.source, name_width, line.empty() ? "-" : line);
   }
-  fmt::print(out, "fast_p: share of all evaluations that are correct, verified and faster than p times eager PyTorch.\n");
+  fmt::print(out,
+             "fast_p: share of all evaluations that are correct, verified and faster than p times eager PyTorch.\n");
 }
 
 void write_stats_json(std::ostream& out, const std::vector<source_stats>& s) {
   const auto ps = p_values(s);
-  fmt::print(out, "{{\n  \"schema_version\": {},\n  \"kind\": \"eval-stats\",\n  \"fast_p\": [", stats_json_schema_version);
+  fmt::print(out, "{{\n  \"schema_version\": {},\n  \"kind\": \"eval-stats\",\n  \"fast_p\": [",
+             stats_json_schema_version);
   for (std::size_t i = 0; i < ps.size(); ++i) fmt::print(out, "{}{}", i ? ", " : "", json_number(ps[i]));
   fmt::print(out, "],\n  \"sources\": [");
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto& x = s[i];
-    fmt::print(out, "{}\n    {{\"source\": {}, \"evaluations\": {}, \"skipped\": {}, \"correct\": {}, \"correctness_rate\": {}, ",
-               i ? "," : "", util::json_string(x.source), x.evaluations, x.skipped, x.correct, json_number(x.correctness_rate));
+    fmt::print(
+        out,
+        "{}\n    {{\"source\": {}, \"evaluations\": {}, \"skipped\": {}, \"correct\": {}, \"correctness_rate\": {}, ",
+        i ? "," : "", util::json_string(x.source), x.evaluations, x.skipped, x.correct,
+        json_number(x.correctness_rate));
     fmt::print(out, "\"fast_p\": {{");
     for (std::size_t k = 0; k < ps.size(); ++k) {
       fmt::print(out, "{}\"{}\": {}", k ? ", " : "", ps[k], json_number(share(x, ps[k])));
     }
-    fmt::print(out, "}}, \"verified\": {}, \"median_speedup\": {}, \"geomean_speedup\": {}, \"verdicts\": {{", x.verified,
-               json_number(x.median_speedup), json_number(x.geomean_speedup));
+    fmt::print(out, "}}, \"verified\": {}, \"median_speedup\": {}, \"geomean_speedup\": {}, \"verdicts\": {{",
+               x.verified, json_number(x.median_speedup), json_number(x.geomean_speedup));
     const auto vs = counted_verdicts();
-    for (std::size_t k = 0; k < vs.size(); ++k) fmt::print(out, "{}\"{}\": {}", k ? ", " : "", verdict_name(vs[k]), count(x, vs[k]));
+    for (std::size_t k = 0; k < vs.size(); ++k)
+      fmt::print(out, "{}\"{}\": {}", k ? ", " : "", verdict_name(vs[k]), count(x, vs[k]));
     fmt::print(out, "}}}}");
   }
   fmt::print(out, "{}]\n}}\n", s.empty() ? "" : "\n  ");

@@ -21,9 +21,12 @@ void append_tooltip(std::string& out, std::string_view tooltip, std::string_view
 
 std::string_view anchor_name(anchor a) {
   switch (a) {
-    case anchor::start: return "start";
-    case anchor::middle: return "middle";
-    case anchor::end: return "end";
+    case anchor::start:
+      return "start";
+    case anchor::middle:
+      return "middle";
+    case anchor::end:
+      return "end";
   }
   return "start";
 }
@@ -35,12 +38,23 @@ std::string escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -78,8 +92,8 @@ void canvas::line(double x1, double y1, double x2, double y2, std::string_view c
   body_ += "/>\n";
 }
 
-void canvas::path(const std::vector<std::pair<double, double>>& points, std::string_view stroke, std::string_view css_class,
-                  std::string_view tooltip, const attributes& extra) {
+void canvas::path(const std::vector<std::pair<double, double>>& points, std::string_view stroke,
+                  std::string_view css_class, std::string_view tooltip, const attributes& extra) {
   if (points.empty()) return;
   std::string d;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -90,13 +104,16 @@ void canvas::path(const std::vector<std::pair<double, double>>& points, std::str
   append_tooltip(body_, tooltip, "path");
 }
 
-void canvas::circle(double x, double y, double r, std::string_view fill, std::string_view tooltip, const attributes& extra) {
-  body_ += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\"", number(x), number(y), number(r), escape(fill));
+void canvas::circle(double x, double y, double r, std::string_view fill, std::string_view tooltip,
+                    const attributes& extra) {
+  body_ +=
+      fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\"", number(x), number(y), number(r), escape(fill));
   append_attributes(body_, extra);
   append_tooltip(body_, tooltip, "circle");
 }
 
-void canvas::text(double x, double y, std::string_view s, std::string_view css_class, anchor a, const attributes& extra) {
+void canvas::text(double x, double y, std::string_view s, std::string_view css_class, anchor a,
+                  const attributes& extra) {
   body_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"{}\"", number(x), number(y), escape(css_class));
   if (a != anchor::start) body_ += fmt::format(" text-anchor=\"{}\"", anchor_name(a));
   append_attributes(body_, extra);
@@ -104,8 +121,9 @@ void canvas::text(double x, double y, std::string_view s, std::string_view css_c
 }
 
 void canvas::vertical_text(double x, double y, std::string_view s, std::string_view css_class) {
-  body_ += fmt::format("<text x=\"{0}\" y=\"{1}\" class=\"{2}\" text-anchor=\"middle\" transform=\"rotate(-90 {0} {1})\">{3}</text>\n",
-                       number(x), number(y), escape(css_class), escape(s));
+  body_ += fmt::format(
+      "<text x=\"{0}\" y=\"{1}\" class=\"{2}\" text-anchor=\"middle\" transform=\"rotate(-90 {0} {1})\">{3}</text>\n",
+      number(x), number(y), escape(css_class), escape(s));
 }
 
 void canvas::define(std::string_view xml) { defs_ += xml; }

@@ -37,8 +37,8 @@ std::string route_summary(const project::route_audit& r) {
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : "null"; }
 
 void sample_json(std::string& out, const char* key, const project::step_sample& s) {
-  out += fmt::format("\"{}\":{{\"steps\":{},\"median_ms\":{},\"p25_ms\":{},\"p75_ms\":{},\"step_ms\":[", key, s.steps.size(),
-                     number(s.median / 1e6), number(s.p25 / 1e6), number(s.p75 / 1e6));
+  out += fmt::format("\"{}\":{{\"steps\":{},\"median_ms\":{},\"p25_ms\":{},\"p75_ms\":{},\"step_ms\":[", key,
+                     s.steps.size(), number(s.median / 1e6), number(s.p25 / 1e6), number(s.p75 / 1e6));
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     out += fmt::format("{}{}", i ? "," : "", number(static_cast<double>(s.steps[i]) / 1e6));
   }
@@ -59,7 +59,8 @@ void write_console(std::ostream& out, const project::swap_check& s) {
     fmt::print(out, "  {:<60} {:>7}  {}\n", short_name(p.label, 60), format_percent(p.fraction, 2), speedup(p.speedup));
   }
   for (const auto& h : s.host) {
-    fmt::print(out, "  {:<60} {:>7}  {}  (host time, in the replay)\n", short_name(h.label(), 60), "", speedup(h.speedup));
+    fmt::print(out, "  {:<60} {:>7}  {}  (host time, in the replay)\n", short_name(h.label(), 60), "",
+               speedup(h.speedup));
   }
   bool any_in_situ = false;
   for (const auto& p : s.in_situ) any_in_situ = any_in_situ || p.after_ms_per_step > 0;
@@ -69,11 +70,11 @@ void write_console(std::ostream& out, const project::swap_check& s) {
       fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  {}\n", short_name(p.label, 60), p.before_ms_per_step,
                  p.after_ms_per_step, p.after_ms_per_step > 0 ? speedup(p.speedup()) : "(no kernel taken after)");
       if (p.host_range) {
-        fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  (host time inside the ranges)\n", "", p.before_host_ms_per_step,
-                   p.after_host_ms_per_step);
-        fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  {}\n", "  of it the host's own, not waiting:",
-                   p.before_host_work_ms_per_step, p.after_host_work_ms_per_step,
-                   p.after_host_work_ms_per_step > 0 ? speedup(p.host_speedup()) : "");
+        fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  (host time inside the ranges)\n", "",
+                   p.before_host_ms_per_step, p.after_host_ms_per_step);
+        fmt::print(out, "  {:<60} {:>10.3f} ms -> {:>10.3f} ms  {}\n",
+                   "  of it the host's own, not waiting:", p.before_host_work_ms_per_step,
+                   p.after_host_work_ms_per_step, p.after_host_work_ms_per_step > 0 ? speedup(p.host_speedup()) : "");
       }
     }
   }
@@ -94,9 +95,9 @@ void write_console(std::ostream& out, const project::swap_check& s) {
     fmt::print(out, "  {:<72} {:>9} {:>9} {:>10} {:>10} {:>9}\n", "kernel (launches per step)", "before", "after",
                "before ms", "after ms", "fallback");
     for (const auto& k : s.route.kernels) {
-      fmt::print(out, "  {}{:<70} {:>9} {:>9} {:>10.3f} {:>10.3f} {:>9}\n", k.targeted ? "* " : "  ", short_name(k.name, 70),
-                 per_step(k.before_per_step), per_step(k.after_per_step), k.before_ms_per_step, k.after_ms_per_step,
-                 per_step(k.fallback_per_step));
+      fmt::print(out, "  {}{:<70} {:>9} {:>9} {:>10.3f} {:>10.3f} {:>9}\n", k.targeted ? "* " : "  ",
+                 short_name(k.name, 70), per_step(k.before_per_step), per_step(k.after_per_step), k.before_ms_per_step,
+                 k.after_ms_per_step, per_step(k.fallback_per_step));
     }
     fmt::print(out, "  (* targeted: a rule took it in the before-trace)\n");
   }
@@ -122,12 +123,13 @@ void write_json(std::ostream& out, const project::swap_check& s) {
     util::append_json_string(j, p.label);
     j += fmt::format(",\"before_ms_per_step\":{},\"after_ms_per_step\":{},\"speedup\":{}", number(p.before_ms_per_step),
                      number(p.after_ms_per_step), p.after_ms_per_step > 0 ? number(p.speedup()) : "null");
-    j += p.host_range ? fmt::format(",\"host_before_ms_per_step\":{},\"host_after_ms_per_step\":{},"
-                                    "\"host_work_before_ms_per_step\":{},\"host_work_after_ms_per_step\":{},"
-                                    "\"host_speedup\":{}}}",
-                                    number(p.before_host_ms_per_step), number(p.after_host_ms_per_step),
-                                    number(p.before_host_work_ms_per_step), number(p.after_host_work_ms_per_step),
-                                    p.after_host_work_ms_per_step > 0 ? number(p.host_speedup()) : "null")
+    j += p.host_range ? fmt::format(
+                            ",\"host_before_ms_per_step\":{},\"host_after_ms_per_step\":{},"
+                            "\"host_work_before_ms_per_step\":{},\"host_work_after_ms_per_step\":{},"
+                            "\"host_speedup\":{}}}",
+                            number(p.before_host_ms_per_step), number(p.after_host_ms_per_step),
+                            number(p.before_host_work_ms_per_step), number(p.after_host_work_ms_per_step),
+                            p.after_host_work_ms_per_step > 0 ? number(p.host_speedup()) : "null")
                       : std::string("}");
   }
   j += "],\"host_rules\":[";
@@ -145,18 +147,20 @@ void write_json(std::ostream& out, const project::swap_check& s) {
       "\"replayed\":{},\"replay_reproduction\":{},",
       number(s.measured_gain), number(s.amdahl_gain), number(s.replay_gain), number(s.amdahl_error()),
       number(s.replay_error()), s.replayed ? "true" : "false", number(s.replay_reproduction));
-  j += fmt::format("\"route\":{{\"targeted\":{},\"gone\":{},\"appeared\":{},\"fallbacks\":{},\"every_target_replaced\":{},"
-                   "\"kernels\":[",
-                   s.route.targeted, s.route.gone, s.route.appeared, s.route.fallbacks,
-                   s.route.every_target_replaced() ? "true" : "false");
+  j += fmt::format(
+      "\"route\":{{\"targeted\":{},\"gone\":{},\"appeared\":{},\"fallbacks\":{},\"every_target_replaced\":{},"
+      "\"kernels\":[",
+      s.route.targeted, s.route.gone, s.route.appeared, s.route.fallbacks,
+      s.route.every_target_replaced() ? "true" : "false");
   for (std::size_t i = 0; i < s.route.kernels.size(); ++i) {
     const auto& k = s.route.kernels[i];
     j += i ? ",{\"name\":" : "{\"name\":";
     util::append_json_string(j, k.name);
-    j += fmt::format(",\"targeted\":{},\"before_per_step\":{},\"after_per_step\":{},\"before_ms_per_step\":{},"
-                     "\"after_ms_per_step\":{},\"fallback_per_step\":{}}}",
-                     k.targeted ? "true" : "false", number(k.before_per_step), number(k.after_per_step),
-                     number(k.before_ms_per_step), number(k.after_ms_per_step), number(k.fallback_per_step));
+    j += fmt::format(
+        ",\"targeted\":{},\"before_per_step\":{},\"after_per_step\":{},\"before_ms_per_step\":{},"
+        "\"after_ms_per_step\":{},\"fallback_per_step\":{}}}",
+        k.targeted ? "true" : "false", number(k.before_per_step), number(k.after_per_step),
+        number(k.before_ms_per_step), number(k.after_ms_per_step), number(k.fallback_per_step));
   }
   j += "]},\"notes\":[";
   for (std::size_t i = 0; i < s.notes.size(); ++i) {
@@ -202,12 +206,14 @@ void write_section_json(std::ostream& out, const project::swap_check& s, const s
     if (i) j += ',';
     j += '[';
     util::append_json_string(j, short_name(k.name, 120));
-    j += fmt::format(",\"{}\",\"{}\",\"{}\",\"{:.3f}\",\"{:.3f}\",\"{}\"]", k.targeted ? "yes" : "", per_step(k.before_per_step),
-                     per_step(k.after_per_step), k.before_ms_per_step, k.after_ms_per_step, per_step(k.fallback_per_step));
+    j += fmt::format(",\"{}\",\"{}\",\"{}\",\"{:.3f}\",\"{:.3f}\",\"{}\"]", k.targeted ? "yes" : "",
+                     per_step(k.before_per_step), per_step(k.after_per_step), k.before_ms_per_step, k.after_ms_per_step,
+                     per_step(k.fallback_per_step));
   }
-  j += fmt::format("]}}],\"bars\":{{\"label\":\"gain (points of step time)\",\"values\":[{{\"label\":\"measured\","
-                   "\"value\":{}}},{{\"label\":\"Amdahl\",\"value\":{}}},{{\"label\":\"replay\",\"value\":{}}}]}}}}\n",
-                   number(s.measured_gain), number(s.amdahl_gain), number(s.replay_gain));
+  j += fmt::format(
+      "]}}],\"bars\":{{\"label\":\"gain (points of step time)\",\"values\":[{{\"label\":\"measured\","
+      "\"value\":{}}},{{\"label\":\"Amdahl\",\"value\":{}}},{{\"label\":\"replay\",\"value\":{}}}]}}}}\n",
+      number(s.measured_gain), number(s.amdahl_gain), number(s.replay_gain));
   out << j;
 }
 

@@ -19,8 +19,8 @@ void write_store_summary(std::ostream& out, const trace::trace& t, const std::fi
   }
   fmt::print(out, "wrote {} (trace store v{}) from {} file{}\n", store.string(), trace::store_schema_version, files,
              files == 1 ? "" : "s");
-  fmt::print(out, "  {} kernels, {} copies, {} memsets, {} API calls, {} ranges, {} synchronizations\n", kernels, copies,
-             memsets, t.api_calls.size(), t.ranges.size(), t.synchronizations.size());
+  fmt::print(out, "  {} kernels, {} copies, {} memsets, {} API calls, {} ranges, {} synchronizations\n", kernels,
+             copies, memsets, t.api_calls.size(), t.ranges.size(), t.synchronizations.size());
   fmt::print(out, "  {} processes, {} devices, {} distinct names\n", t.processes.size(), t.devices.size(),
              t.strings.size() - 1);
   if (t.dropped_records > 0) fmt::print(out, "  the profiler dropped {} records\n", t.dropped_records);

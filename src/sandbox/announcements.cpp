@@ -16,7 +16,9 @@
 namespace headroom::sandbox {
 namespace {
 
-double seconds_ms(const timespec& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6; }
+double seconds_ms(const timespec& t) {
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
 
 // The kernel stamps on CLOCK_REALTIME; the parent's log runs on the steady clock (CLOCK_MONOTONIC).
 // A stamp's age, read on the realtime clock now, moves it onto the monotonic clock now.

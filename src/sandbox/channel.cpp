@@ -240,8 +240,9 @@ bool write_message(int fd, std::string_view header, std::span<const std::span<co
   const bool big = payload_bytes >= file_threshold;
   const bool in_region = big && via.fd >= 0 && write_region(via, parts, payload_bytes, threads);
   std::string file = big && !in_region ? write_payload_file(parts) : std::string();
-  std::uint64_t field = in_region ? (payload_bytes | in_region_flag)
-                                  : file.empty() ? payload_bytes : (payload_bytes | in_file_flag);
+  std::uint64_t field = in_region      ? (payload_bytes | in_region_flag)
+                        : file.empty() ? payload_bytes
+                                       : (payload_bytes | in_file_flag);
   std::memcpy(prefix + 4, &header_bytes, 4);
   std::memcpy(prefix + 8, &field, 8);
   bool ok = write_all(fd, prefix, sizeof prefix) && write_all(fd, header.data(), header.size());

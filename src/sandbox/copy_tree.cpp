@@ -70,7 +70,7 @@ bool copy_dir(int from, int to, copy_report& r, std::uint64_t max_bytes, int dep
     // O_NOFOLLOW and O_NONBLOCK: a link is not followed and a FIFO does not block; fstat on what was
     // opened decides, so an entry swapped between a check and the open cannot mislead the copy.
     fd_closer src{::openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
-    struct stat st{};
+    struct stat st {};
     if (src.fd < 0 || ::fstat(src.fd, &st) != 0) {
       ++r.skipped;  // a link (ELOOP), a socket, or gone
       continue;
@@ -114,7 +114,8 @@ copy_report copy_tree(const std::string& from, const std::string& to, std::uint6
     return r;
   }
   std::filesystem::path target(to);
-  std::filesystem::path fresh = target.parent_path() / (target.filename().string() + ".partial-" + std::to_string(::getpid()));
+  std::filesystem::path fresh =
+      target.parent_path() / (target.filename().string() + ".partial-" + std::to_string(::getpid()));
   std::error_code ec;
   std::filesystem::remove_all(fresh, ec);
   std::filesystem::create_directories(target.parent_path(), ec);

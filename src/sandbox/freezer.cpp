@@ -38,8 +38,9 @@ freeze_others::freeze_others(const std::vector<const worker_process*>& measured)
     if (std::find(measured.begin(), measured.end(), w) != measured.end()) continue;
     if (w->freeze()) frozen_.push_back(w);
     else if (w->alive())
-      std::fprintf(stderr, "headroom: a candidate's sandbox did not confirm it was frozen within a second; the "
-                           "measurement goes on without it frozen\n");
+      std::fprintf(stderr,
+                   "headroom: a candidate's sandbox did not confirm it was frozen within a second; the "
+                   "measurement goes on without it frozen\n");
   }
 }
 

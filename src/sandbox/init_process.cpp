@@ -19,8 +19,7 @@ namespace {
 
 void report(int fd, init_report::kind_t kind, int status) {
   init_report r{kind, status};
-  while (::write(fd, &r, sizeof r) < 0 && errno == EINTR) {
-  }
+  while (::write(fd, &r, sizeof r) < 0 && errno == EINTR) {}
 }
 
 // Every process of the namespace but this one; twice, so a fork that raced the first is caught
@@ -37,7 +36,7 @@ void close_from(int first) { ::syscall(SYS_close_range, first, ~0u, 0); }
 void run_init(const policy& p, const identity& who, const std::string& staging, const std::vector<std::string>& program,
               init_channels fds) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the supervisor killed: the whole sandbox goes with it
-  ::prctl(PR_SET_DUMPABLE, 0);         // its descriptors and memory out of the program's reach
+  ::prctl(PR_SET_DUMPABLE, 0);  // its descriptors and memory out of the program's reach
   ::sethostname("sandbox", 7);
   if (std::string e = build_root(p, staging); !e.empty()) {
     std::fprintf(stderr, "headroom-sandbox: %s\n", e.c_str());
@@ -79,9 +78,8 @@ void run_init(const policy& p, const identity& who, const std::string& staging, 
     if (n < 0 && errno == EINTR) continue;
     if (polled[0].revents) {
       signalfd_siginfo info;
-      while (::read(child_fd, &info, sizeof info) > 0) {
-      }
-      for (int ws; ;) {
+      while (::read(child_fd, &info, sizeof info) > 0) {}
+      for (int ws;;) {
         pid_t r = ::waitpid(-1, &ws, WNOHANG);
         if (r <= 0) break;
         if (r == program_pid) {
@@ -99,19 +97,16 @@ void run_init(const policy& p, const identity& who, const std::string& staging, 
       } else if (c == 'F' || c == 'T') {
         signal_all(c == 'F' ? SIGSTOP : SIGCONT);
         char ack = c == 'F' ? 'f' : 't';
-        while (::write(fds.acknowledge, &ack, 1) < 0 && errno == EINTR) {
-        }
+        while (::write(fds.acknowledge, &ack, 1) < 0 && errno == EINTR) {}
       }
     }
   }
   // Whatever the program started dies with it, stopped or not.
   ::kill(-1, SIGKILL);
-  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
-  }
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {}
   report(fds.status, init_report::program_ended, status);
   char c;
-  while (::read(fds.leave, &c, 1) < 0 && errno == EINTR) {
-  }
+  while (::read(fds.leave, &c, 1) < 0 && errno == EINTR) {}
   std::_Exit(0);
 }
 

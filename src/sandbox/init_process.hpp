@@ -14,9 +14,9 @@ namespace headroom::sandbox {
 
 // File descriptors the init process is given.
 struct init_channels {
-  int status = -1;   // to the supervisor: init_report messages
-  int leave = -1;    // from the supervisor: closed when init may exit
-  int output = -1;   // the write end of the program's stdout and stderr
+  int status = -1;  // to the supervisor: init_report messages
+  int leave = -1;  // from the supervisor: closed when init may exit
+  int output = -1;  // the write end of the program's stdout and stderr
   int control = -1;  // from the parent: 'F' freeze, 'T' thaw (-1: none)
   int acknowledge = -1;  // to the parent: 'f', 't'
 };

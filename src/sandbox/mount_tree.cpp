@@ -34,7 +34,7 @@ bool make_file(const std::string& path) {
 // A bind remounted read-only keeps the flags the kernel locked on the source (nosuid, nodev,
 // noexec: a user namespace may not clear them) and adds nosuid.
 unsigned long locked_flags(const std::string& path) {
-  struct statvfs s{};
+  struct statvfs s {};
   if (::statvfs(path.c_str(), &s) != 0) return 0;
   unsigned long f = 0;
   if (s.f_flag & ST_NODEV) f |= MS_NODEV;
@@ -46,7 +46,7 @@ unsigned long locked_flags(const std::string& path) {
 }
 
 std::string bind(const std::string& host, const std::string& target, bool writable, bool device) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(host.c_str(), &st) != 0) return failure("bind " + host);
   bool dir = S_ISDIR(st.st_mode);
   if (dir ? !make_dirs(target) : !make_file(target)) return failure("mount point " + target);
@@ -72,7 +72,7 @@ std::string scratch(const std::string& target, std::uint64_t bytes) {
 // Merged-/usr systems have /bin, /lib, ... as links into /usr: the same links, not binds.
 std::string system_dir(const std::string& root, const char* name) {
   std::string host = std::string("/") + name;
-  struct stat st{};
+  struct stat st {};
   if (::lstat(host.c_str(), &st) != 0) return {};  // absent here
   if (S_ISLNK(st.st_mode)) {
     char to[4096];

@@ -63,7 +63,8 @@ policy parse_arguments(const std::vector<std::string>& args, std::size_t& consum
     return n;
   };
   auto absolute = [](std::string_view option, const std::string& path) -> const std::string& {
-    if (path.empty() || path.front() != '/') throw std::invalid_argument(std::string(option) + ": not an absolute path: " + path);
+    if (path.empty() || path.front() != '/')
+      throw std::invalid_argument(std::string(option) + ": not an absolute path: " + path);
     return path;
   };
   for (; i < args.size(); ++i) {
@@ -87,7 +88,8 @@ policy parse_arguments(const std::vector<std::string>& args, std::size_t& consum
       p.scratch.push_back(s);
     } else if (a == "--setenv") {
       const std::string& kv = take(a);
-      if (kv.find('=') == std::string::npos || kv.front() == '=') throw std::invalid_argument("--setenv: not KEY=VALUE: " + kv);
+      if (kv.find('=') == std::string::npos || kv.front() == '=')
+        throw std::invalid_argument("--setenv: not KEY=VALUE: " + kv);
       p.environment.push_back(kv);
     } else if (a == "--chdir") {
       p.workdir = absolute(a, take(a));

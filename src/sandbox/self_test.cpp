@@ -87,8 +87,7 @@ int check_isolation() {
     std::_Exit(supervise(p, {"/sandbox/bin/headroom-sandbox", "--self-test"}));
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     std::printf("this machine can sandbox candidates\n");
     return 0;

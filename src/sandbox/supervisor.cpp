@@ -86,7 +86,8 @@ int supervise(const policy& p, const std::vector<std::string>& program) {
   if (!staging) return fail("a staging folder in /tmp");
 
   int status_pipe[2], leave_pipe[2], output_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0 || ::pipe2(leave_pipe, O_CLOEXEC) != 0 || ::pipe2(output_pipe, O_CLOEXEC) != 0)
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0 || ::pipe2(leave_pipe, O_CLOEXEC) != 0 ||
+      ::pipe2(output_pipe, O_CLOEXEC) != 0)
     return fail("pipe");
   init_channels fds;
   fds.status = status_pipe[1];
@@ -162,8 +163,7 @@ int supervise(const policy& p, const std::vector<std::string>& program) {
   }
   ::close(leave_pipe[1]);
   int init_status = 0;
-  while (::waitpid(init, &init_status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(init, &init_status, 0) < 0 && errno == EINTR) {}
   ::rmdir(staging);
   relay.finish();
   if (!program_ended) {

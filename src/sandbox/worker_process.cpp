@@ -51,7 +51,8 @@ worker_process::worker_process(const worker_launch& launch) : nonce_(random_nonc
   }
   std::filesystem::create_directories(launch.log.parent_path());
   int log_fd = ::open(launch.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));
+  if (log_fd < 0)
+    throw std::runtime_error(fmt::format("cannot write {}: {}", launch.log.string(), std::strerror(errno)));
 
   // The worker's announcements of each timed call's start and end, stamped by the kernel when sent.
   const announcement_socket announcements = make_announcement_socket();
@@ -193,10 +194,11 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
     out.detail = "the worker had already ended";
     return out;
   }
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   bool sent = write_message(to_worker_, header, parts, down_region_, 0);
-  read_result r = sent ? read_message(from_worker_, deadline, take, 0, up_region_) : read_result{read_status::closed, {}, {}};
+  read_result r =
+      sent ? read_message(from_worker_, deadline, take, 0, up_region_) : read_result{read_status::closed, {}, {}};
   simdjson::dom::parser parser;
   while (r.status == read_status::ok) {
     simdjson::padded_string padded(r.msg.header);

@@ -198,7 +198,8 @@ evaluation evaluation_from(const fields& f) {
 
 std::string evaluation_json(const evaluation& e) {
   std::string reasons = "[";
-  for (const auto& r : e.reasons) reasons += (reasons.size() > 1 ? ", " : "") + object().text("code", r.code).text("detail", r.detail).done();
+  for (const auto& r : e.reasons)
+    reasons += (reasons.size() > 1 ? ", " : "") + object().text("code", r.code).text("detail", r.detail).done();
   reasons += "]";
   const std::string paired =
       e.paired ? object().integer("rounds", e.paired->rounds).real("rel_spread", e.paired->rel_spread).done() : "null";
@@ -274,7 +275,13 @@ release_counts write_release(results_store& from, std::ostream& out) {
       << "\n";
   for (const auto& p : from.problems()) {
     if (!problems.count(p.hash)) continue;
-    out << object().text("record", "problem").text("hash", p.hash).text("id", p.id).text("path", p.path).text("text", p.text).done()
+    out << object()
+               .text("record", "problem")
+               .text("hash", p.hash)
+               .text("id", p.id)
+               .text("path", p.path)
+               .text("text", p.text)
+               .done()
         << "\n";
     ++n.problems;
   }
@@ -314,11 +321,12 @@ release_counts read_release(std::istream& in, const std::string& name, results_s
     if (number == 1) {
       std::string_view kind;
       if (doc["kind"].get_string().get(kind) != simdjson::SUCCESS || kind != release_kind)
-        throw input_error(fmt::format("{}: not a headroom release (the first line's \"kind\" is not \"{}\")", where, release_kind));
+        throw input_error(
+            fmt::format("{}: not a headroom release (the first line's \"kind\" is not \"{}\")", where, release_kind));
       const auto version = f.integer("schema_version");
       if (version > release_schema_version || version < 1)
-        throw input_error(fmt::format("{}: release schema v{}; this build reads up to v{}: upgrade headroom", where, version,
-                                      release_schema_version));
+        throw input_error(fmt::format("{}: release schema v{}; this build reads up to v{}: upgrade headroom", where,
+                                      version, release_schema_version));
       promised = f.integer("evaluations");
       continue;
     }
@@ -339,7 +347,8 @@ release_counts read_release(std::istream& in, const std::string& name, results_s
   if (promised < 0) throw input_error(fmt::format("{}: empty, not a headroom release", name));
   // A release cut short (a partial download) is refused whole.
   if (promised != n.evaluations)
-    throw input_error(fmt::format("{}: the header promises {} evaluations and the file holds {}", name, promised, n.evaluations));
+    throw input_error(
+        fmt::format("{}: the header promises {} evaluations and the file holds {}", name, promised, n.evaluations));
   t.commit();
   return n;
 }

@@ -101,9 +101,10 @@ std::string upsert_evaluation_sql() {
     if (column == "candidate_hash" || column == "problem_hash" || column == "checker" || column == "device") continue;
     updates += fmt::format("{}{} = excluded.{}", updates.empty() ? "" : ", ", column, column);
   }
-  return fmt::format("INSERT INTO evaluations ({}) VALUES ({}) ON CONFLICT (candidate_hash, problem_hash, checker, device) "
-                     "DO UPDATE SET {}",
-                     evaluation_columns, params, updates);
+  return fmt::format(
+      "INSERT INTO evaluations ({}) VALUES ({}) ON CONFLICT (candidate_hash, problem_hash, checker, device) "
+      "DO UPDATE SET {}",
+      evaluation_columns, params, updates);
 }
 
 std::string reasons_json(const std::vector<reason>& reasons) {
@@ -154,7 +155,8 @@ class binder {
       return;
     }
     integer(t->samples);
-    for (double v : {t->median_ms, t->mean_ms, t->stddev_ms, t->min_ms, t->max_ms, t->rel_spread, t->wall_median_ms, t->score_ms})
+    for (double v :
+         {t->median_ms, t->mean_ms, t->stddev_ms, t->min_ms, t->max_ms, t->rel_spread, t->wall_median_ms, t->score_ms})
       real(v);
   }
   const std::vector<value>& values() const { return values_; }
@@ -183,7 +185,8 @@ class reader {
     const bool present = !next_is_null();
     timing_summary t;
     t.samples = static_cast<int>(integer());
-    for (double* v : {&t.median_ms, &t.mean_ms, &t.stddev_ms, &t.min_ms, &t.max_ms, &t.rel_spread, &t.wall_median_ms, &t.score_ms})
+    for (double* v :
+         {&t.median_ms, &t.mean_ms, &t.stddev_ms, &t.min_ms, &t.max_ms, &t.rel_spread, &t.wall_median_ms, &t.score_ms})
       *v = real();
     return present ? std::optional<timing_summary>(t) : std::nullopt;
   }
@@ -290,7 +293,8 @@ void put_evaluation(connection& db, const evaluation& e) {
   q.text(e.log);
   // The column list and the binding code are kept in step by hand; a mismatch is our bug.
   if (q.values().size() != evaluation_column_count)
-    throw std::logic_error(fmt::format("results store: bound {} of {} parameters", q.values().size(), evaluation_column_count));
+    throw std::logic_error(
+        fmt::format("results store: bound {} of {} parameters", q.values().size(), evaluation_column_count));
   db.run(sql, q.values());
 }
 
@@ -333,15 +337,17 @@ bool is_results_store(const std::string& where) {
 }
 
 void results_store::put_candidate(const stored_candidate& c) {
-  db_->run("INSERT INTO candidates (hash, source, path, text) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET "
-           "source = excluded.source, path = excluded.path, text = excluded.text",
-           {c.hash, c.source, c.path, c.text});
+  db_->run(
+      "INSERT INTO candidates (hash, source, path, text) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET "
+      "source = excluded.source, path = excluded.path, text = excluded.text",
+      {c.hash, c.source, c.path, c.text});
 }
 
 void results_store::put_problem(const stored_problem& p) {
-  db_->run("INSERT INTO problems (hash, id, path, text) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET "
-           "id = excluded.id, path = excluded.path, text = excluded.text",
-           {p.hash, p.id, p.path, p.text});
+  db_->run(
+      "INSERT INTO problems (hash, id, path, text) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET "
+      "id = excluded.id, path = excluded.path, text = excluded.text",
+      {p.hash, p.id, p.path, p.text});
 }
 
 namespace {
@@ -428,8 +434,9 @@ std::vector<evaluation> results_store::evaluations(const evaluation_filter& f) {
       " AND (CAST($3 AS INTEGER) IS NULL OR e.checker = $3)",
       evaluation_columns);
   if (f.latest_only && !f.checker) {
-    sql += " AND e.checker = (SELECT max(x.checker) FROM evaluations x WHERE x.candidate_hash = e.candidate_hash"
-           " AND x.problem_hash = e.problem_hash AND x.device = e.device)";
+    sql +=
+        " AND e.checker = (SELECT max(x.checker) FROM evaluations x WHERE x.candidate_hash = e.candidate_hash"
+        " AND x.problem_hash = e.problem_hash AND x.device = e.device)";
   }
   const value none;
   db_->run(sql,

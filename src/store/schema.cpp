@@ -9,7 +9,9 @@
 namespace headroom::store {
 namespace {
 
-[[noreturn]] void refuse(connection& db, std::string_view why) { throw input_error(fmt::format("{}: {}", db.name(), why)); }
+[[noreturn]] void refuse(connection& db, std::string_view why) {
+  throw input_error(fmt::format("{}: {}", db.name(), why));
+}
 
 std::string meta(connection& db, std::string_view key, bool& found) {
   std::string value;
@@ -27,12 +29,14 @@ int stored_version(connection& db, const versioned_schema& schema) {
   if (!db.has_table("headroom_meta")) {
     if (db.table_count() == 0) return 0;
     // Another process may have created the schema (in one transaction) between the two looks.
-    if (!db.has_table("headroom_meta")) refuse(db, fmt::format("not a headroom {} (no headroom_meta table)", schema.noun));
+    if (!db.has_table("headroom_meta"))
+      refuse(db, fmt::format("not a headroom {} (no headroom_meta table)", schema.noun));
   }
   bool has_kind = false, has_version = false;
   const std::string kind = meta(db, "kind", has_kind);
   if (kind != schema.kind) {
-    if (!has_kind) refuse(db, fmt::format("not a headroom {} (headroom_meta has no kind; a trace store?)", schema.noun));
+    if (!has_kind)
+      refuse(db, fmt::format("not a headroom {} (headroom_meta has no kind; a trace store?)", schema.noun));
     refuse(db, fmt::format("not a headroom {} (it is a \"{}\" file)", schema.noun, kind));
   }
   const std::string text = meta(db, "schema_version", has_version);

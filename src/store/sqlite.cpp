@@ -10,8 +10,7 @@
 namespace headroom::store::sqlite {
 
 database::database(const std::filesystem::path& path, open_mode mode) : path_(path) {
-  const int flags = mode == open_mode::read_only ? SQLITE_OPEN_READONLY
-                                                 : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  const int flags = mode == open_mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (mode == open_mode::read_only && !std::filesystem::exists(path)) {
     throw input_error(fmt::format("cannot open {}: no such file", path.string()));
   }
@@ -27,8 +26,7 @@ database::database(const std::filesystem::path& path, open_mode mode) : path_(pa
 
 database::~database() { sqlite3_close(db_); }
 
-database::database(database&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+database::database(database&& other) noexcept : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
 
 database& database::operator=(database&& other) noexcept {
   if (this != &other) {
@@ -111,8 +109,7 @@ statement::statement(database& db, std::string_view sql) : db_(&db) {
 
 statement::~statement() { sqlite3_finalize(stmt_); }
 
-statement::statement(statement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+statement::statement(statement&& other) noexcept : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
 
 bool statement::step() {
   const int rc = sqlite3_step(stmt_);

@@ -30,8 +30,9 @@ work_queue::work_queue(results_store& store, int checker, std::string platform, 
 
 void work_queue::enqueue(const std::vector<job_key>& jobs) {
   connection& db = store_.db();
-  db.exec("CREATE TEMP TABLE IF NOT EXISTS my_jobs (candidate_hash TEXT NOT NULL, problem_hash TEXT NOT NULL, "
-          "PRIMARY KEY (candidate_hash, problem_hash))");
+  db.exec(
+      "CREATE TEMP TABLE IF NOT EXISTS my_jobs (candidate_hash TEXT NOT NULL, problem_hash TEXT NOT NULL, "
+      "PRIMARY KEY (candidate_hash, problem_hash))");
   // In key order: processes queueing the same jobs together wait for each other instead of deadlocking.
   std::vector<const job_key*> sorted;
   for (const job_key& j : jobs) sorted.push_back(&j);
@@ -42,12 +43,13 @@ void work_queue::enqueue(const std::vector<job_key>& jobs) {
   for (const job_key* k : sorted) {
     const job_key& j = *k;
     // (WHERE true: SQLite reads an ON CONFLICT after INSERT ... SELECT only behind a WHERE.)
-    db.run("INSERT INTO jobs (candidate_hash, problem_hash, checker, platform, state, claimed_by, claim, lease_until, attempts) "
-           "SELECT $1, $2, CAST($3 AS INTEGER), $4, CASE WHEN EXISTS (SELECT 1 FROM evaluations e WHERE "
-           "e.candidate_hash = $1 AND e.problem_hash = $2 AND e.checker = $3 AND "
-           "((e.device = 'cpu' AND e.device = $4) OR (e.gpu = $4 AND e.device LIKE 'cuda:%'))) THEN 'done' ELSE 'pending' END, "
-           "'', 0, NULL, 0 WHERE true ON CONFLICT (candidate_hash, problem_hash, checker, platform) DO NOTHING",
-           {j.candidate_hash, j.problem_hash, std::int64_t{checker_}, platform_});
+    db.run(
+        "INSERT INTO jobs (candidate_hash, problem_hash, checker, platform, state, claimed_by, claim, lease_until, attempts) "
+        "SELECT $1, $2, CAST($3 AS INTEGER), $4, CASE WHEN EXISTS (SELECT 1 FROM evaluations e WHERE "
+        "e.candidate_hash = $1 AND e.problem_hash = $2 AND e.checker = $3 AND "
+        "((e.device = 'cpu' AND e.device = $4) OR (e.gpu = $4 AND e.device LIKE 'cuda:%'))) THEN 'done' ELSE 'pending' END, "
+        "'', 0, NULL, 0 WHERE true ON CONFLICT (candidate_hash, problem_hash, checker, platform) DO NOTHING",
+        {j.candidate_hash, j.problem_hash, std::int64_t{checker_}, platform_});
     db.run("INSERT INTO my_jobs VALUES ($1, $2) ON CONFLICT DO NOTHING", {j.candidate_hash, j.problem_hash});
   }
   t.commit();
@@ -63,12 +65,14 @@ std::vector<claimed_job> work_queue::claim(std::string_view held_problem, int ba
   auto take = [&](const std::string& problem) {
     std::vector<claimed_job> got;
     // (No ORDER BY: the first claimable rows the index gives, not a sort of the problem's jobs.)
-    db.run(fmt::format("SELECT j.candidate_hash FROM jobs j WHERE j.checker = $1 AND j.platform = $2 AND j.problem_hash = $3 "
-                       "AND {} AND EXISTS (SELECT 1 FROM my_jobs m WHERE m.candidate_hash = j.candidate_hash AND "
-                       "m.problem_hash = j.problem_hash) LIMIT $4 {}",
-                       claimable(db), db.skip_locked("j")),
-           {std::int64_t{checker_}, platform_, problem, std::int64_t{batch}},
-           [&](const row& r) { got.push_back({std::string(r.text(0)), problem, 0}); });
+    db.run(fmt::format(
+               "SELECT j.candidate_hash FROM jobs j WHERE j.checker = $1 AND j.platform = $2 AND j.problem_hash = $3 "
+               "AND {} AND EXISTS (SELECT 1 FROM my_jobs m WHERE m.candidate_hash = j.candidate_hash AND "
+               "m.problem_hash = j.problem_hash) LIMIT $4 {}",
+               claimable(db), db.skip_locked("j")),
+           {std::int64_t{checker_}, platform_, problem, std::int64_t{batch}}, [&](const row& r) {
+             got.push_back({std::string(r.text(0)), problem, 0});
+           });
     return got;
   };
   std::vector<claimed_job> out;
@@ -78,13 +82,14 @@ std::vector<claimed_job> work_queue::claim(std::string_view held_problem, int ba
     // (processes starting together spread over problems), else one that others work on too.
     std::vector<std::string> open;
     std::set<std::string> held;
-    db.run(fmt::format("SELECT DISTINCT j.problem_hash FROM {} WHERE j.checker = $1 AND j.platform = $2 AND {}", mine_sql,
-                       claimable(db)),
+    db.run(fmt::format("SELECT DISTINCT j.problem_hash FROM {} WHERE j.checker = $1 AND j.platform = $2 AND {}",
+                       mine_sql, claimable(db)),
            {std::int64_t{checker_}, platform_}, [&](const row& r) { open.emplace_back(r.text(0)); });
-    db.run(fmt::format("SELECT DISTINCT problem_hash FROM jobs WHERE checker = $1 AND platform = $2 AND state = 'claimed' "
-                       "AND lease_until >= {}",
-                       db.now_seconds()),
-           {std::int64_t{checker_}, platform_}, [&](const row& r) { held.emplace(r.text(0)); });
+    db.run(
+        fmt::format("SELECT DISTINCT problem_hash FROM jobs WHERE checker = $1 AND platform = $2 AND state = 'claimed' "
+                    "AND lease_until >= {}",
+                    db.now_seconds()),
+        {std::int64_t{checker_}, platform_}, [&](const row& r) { held.emplace(r.text(0)); });
     std::sort(open.begin(), open.end());
     std::rotate(open.begin(), std::lower_bound(open.begin(), open.end(), start_), open.end());
     std::stable_partition(open.begin(), open.end(), [&](const std::string& p) { return !held.count(p); });
@@ -142,9 +147,11 @@ queue_progress work_queue::progress() {
 
 void renew_leases(results_store& store, std::string_view worker, double lease_s) {
   connection& db = store.db();
-  db.run(fmt::format("UPDATE jobs SET lease_until = {} + CAST($2 AS DOUBLE PRECISION) WHERE claimed_by = $1 AND state = 'claimed'",
-                     db.now_seconds()),
-         {worker, lease_s});
+  db.run(
+      fmt::format(
+          "UPDATE jobs SET lease_until = {} + CAST($2 AS DOUBLE PRECISION) WHERE claimed_by = $1 AND state = 'claimed'",
+          db.now_seconds()),
+      {worker, lease_s});
 }
 
 }  // namespace headroom::store

@@ -27,9 +27,10 @@ writer_lock::writer_lock(const std::filesystem::path& path) {
     ::close(fd_);
     fd_ = -1;
     if (err == EWOULDBLOCK) {
-      refuse(path, "another headroom process is writing this results store (a second `headroom eval` or "
-                   "`headroom reverify` with the same --db); wait for it to end, give another --db, or share "
-                   "a PostgreSQL store (docs/scale.md)");
+      refuse(path,
+             "another headroom process is writing this results store (a second `headroom eval` or "
+             "`headroom reverify` with the same --db); wait for it to end, give another --db, or share "
+             "a PostgreSQL store (docs/scale.md)");
     }
     refuse(path, fmt::format("cannot lock: {}", std::strerror(err)));
   }

@@ -105,8 +105,9 @@ interrupt_guard::~interrupt_guard() {
 
 int interrupt_guard::signal() { return received_signal; }
 
-child_outcome run_logged(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                         const std::filesystem::path& log, int timeout_s, int grace_s) {
+child_outcome run_logged(const std::vector<std::string>& argv,
+                         const std::vector<std::pair<std::string, std::string>>& env, const std::filesystem::path& log,
+                         int timeout_s, int grace_s) {
   child_outcome out;
   {
     std::ofstream header(log, std::ios::trunc);
@@ -193,7 +194,9 @@ std::string shell_line(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
     if (!out.empty()) out += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+%@") == std::string::npos;
+    const bool plain =
+        !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+%@") ==
+                          std::string::npos;
     if (plain) {
       out += a;
       continue;

@@ -22,8 +22,8 @@ class interrupt_guard {
 };
 
 struct child_outcome {
-  bool started = false;      // false: the command could not be run (message in `error`)
-  int status = 0;            // shell status: exit status, or 128 + signal
+  bool started = false;  // false: the command could not be run (message in `error`)
+  int status = 0;  // shell status: exit status, or 128 + signal
   bool timed_out = false;
   bool interrupted = false;
   double seconds = 0.0;
@@ -33,8 +33,9 @@ struct child_outcome {
 // Runs argv in a process group of its own with stdin from /dev/null, stdout and stderr appended to
 // `log` (which starts with the command line), and `env` added. Past `timeout_s` or on an
 // interruption the group gets SIGTERM, and SIGKILL `grace_s` later.
-child_outcome run_logged(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                         const std::filesystem::path& log, int timeout_s, int grace_s = 20);
+child_outcome run_logged(const std::vector<std::string>& argv,
+                         const std::vector<std::pair<std::string, std::string>>& env, const std::filesystem::path& log,
+                         int timeout_s, int grace_s = 20);
 
 // The last non-empty line of a text file (at most its last 4 KiB read), for a failure's reason.
 std::string last_line(const std::filesystem::path& file);

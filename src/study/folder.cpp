@@ -129,9 +129,12 @@ run_record parse_record(element doc, const std::filesystem::path& path) {
 
 std::string_view to_string(run_status s) {
   switch (s) {
-    case run_status::ok: return "ok";
-    case run_status::failed: return "failed";
-    case run_status::timed_out: return "timed_out";
+    case run_status::ok:
+      return "ok";
+    case run_status::failed:
+      return "failed";
+    case run_status::timed_out:
+      return "timed_out";
   }
   return "failed";
 }
@@ -172,7 +175,8 @@ std::optional<run_record> study_folder::read_record(const run_key& k) const {
 }
 
 void study_folder::write_record(const run_record& r) const {
-  std::string out = fmt::format("{{\n  \"schema_version\": {},\n  \"kind\": \"headroom-study-run\",\n", study_schema_version);
+  std::string out =
+      fmt::format("{{\n  \"schema_version\": {},\n  \"kind\": \"headroom-study-run\",\n", study_schema_version);
   const auto field = [&out](std::string_view key, const std::string& value) {
     out += fmt::format("  \"{}\": ", key);
     util::append_json_string(out, value);

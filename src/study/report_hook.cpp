@@ -42,8 +42,10 @@ report::extra_section lead_section(const study_summary& s) {
     if (std::find(domains.begin(), domains.end(), r.domain) == domains.end()) domains.push_back(r.domain);
   }
   const double slow = default_kernel_speedup, fast = published_recommender_speedup;
-  report::section_table t{"", {"domain", "workload", "variant", "addressable f", fmt::format("S at {:g}x", slow),
-                               fmt::format("S at {:g}x", fast), "ceiling 1/(1-f)"}, {}};
+  report::section_table t{"",
+                          {"domain", "workload", "variant", "addressable f", fmt::format("S at {:g}x", slow),
+                           fmt::format("S at {:g}x", fast), "ceiling 1/(1-f)"},
+                          {}};
   for (const auto& d : domains) {
     for (const auto& r : s.rows) {
       const run_result* h = r.headline();
@@ -51,8 +53,8 @@ report::extra_section lead_section(const study_summary& s) {
       const double f = h->figures->addressable_fraction();
       lead.bars.push_back({fmt::format("{}: {} ({})", r.domain, r.workload, r.variant), 100 * f, {}, {}});
       t.rows.push_back({r.domain, r.workload, r.variant, fmt::format("{:.1f}%", 100 * f),
-                        fmt::format("{:.3f}x", project::amdahl(f, slow)), fmt::format("{:.3f}x", project::amdahl(f, fast)),
-                        fmt::format("{:.3f}x", project::ceiling(f))});
+                        fmt::format("{:.3f}x", project::amdahl(f, slow)),
+                        fmt::format("{:.3f}x", project::amdahl(f, fast)), fmt::format("{:.3f}x", project::ceiling(f))});
     }
   }
   if (lead.bars.empty()) return lead;
@@ -106,9 +108,10 @@ report::document study_document(const study_summary& s, const classify::classifi
     report::extra_section note;
     note.kind = "study-notes";
     note.title = "Runs reported from their analysis only";
-    note.paragraphs.push_back(fmt::format("The traces of {} are not in the study folder; their rows in the study table "
-                                          "come from analysis.json, and they have no section of their own here.",
-                                          fmt::join(without_traces, ", ")));
+    note.paragraphs.push_back(
+        fmt::format("The traces of {} are not in the study folder; their rows in the study table "
+                    "come from analysis.json, and they have no section of their own here.",
+                    fmt::join(without_traces, ", ")));
     d.sections.push_back(std::move(note));
   }
   for (const auto& f : sections) d.sections.push_back(report::read_section_json(f));

@@ -29,9 +29,10 @@ std::string harness_line(const run_record& r) {
 void check_manifest(const study_folder& folder, const study_options& o) {
   if (const auto m = folder.read_manifest()) {
     if (m->preset != o.settings.preset) {
-      throw input_error(fmt::format("{} holds a study of the {} preset; a table must not mix presets, so record "
-                                    "the {} preset into another folder", folder.root().string(), m->preset,
-                                    o.settings.preset));
+      throw input_error(
+          fmt::format("{} holds a study of the {} preset; a table must not mix presets, so record "
+                      "the {} preset into another folder",
+                      folder.root().string(), m->preset, o.settings.preset));
     }
   } else {
     // Runs are only ever removed from a study folder's runs/: a folder holding anything else is
@@ -71,7 +72,8 @@ study_outcome run_study(const study_options& o, const progress_fn& progress) {
       continue;
     }
     if (o.dry_run) {
-      progress(fmt::format("{}: would run: {}", tag, shell_line(run_command(run, o.settings, folder.run_dir(run.key)))));
+      progress(
+          fmt::format("{}: would run: {}", tag, shell_line(run_command(run, o.settings, folder.run_dir(run.key)))));
       continue;
     }
     progress(fmt::format("{}: running (timeout {} s)", tag, o.settings.timeout_s.value_or(run.w.timeout_s)));
@@ -90,8 +92,9 @@ study_outcome run_study(const study_options& o, const progress_fn& progress) {
       progress(fmt::format("{}: ok in {:.1f} s{}", tag, r.seconds, harness_line(r)));
     } else {
       ++outcome.failed;
-      progress(fmt::format("{}: {} after {:.1f} s: {} (log: {})", tag, r.status == run_status::timed_out ? "timed out" : "failed",
-                           r.seconds, r.reason, (folder.run_dir(r.key) / log_file).string()));
+      progress(fmt::format("{}: {} after {:.1f} s: {} (log: {})", tag,
+                           r.status == run_status::timed_out ? "timed out" : "failed", r.seconds, r.reason,
+                           (folder.run_dir(r.key) / log_file).string()));
     }
     if (interrupt_guard::signal() != 0) {
       outcome.interrupted_by = interrupt_guard::signal();

@@ -34,7 +34,8 @@ std::vector<planned_run> plan_runs(const std::vector<workload>& workloads, bool 
   return out;
 }
 
-std::vector<std::string> run_command(const planned_run& run, const run_settings& s, const std::filesystem::path& run_dir) {
+std::vector<std::string> run_command(const planned_run& run, const run_settings& s,
+                                     const std::filesystem::path& run_dir) {
   std::vector<std::string> argv;
   if (run.key.rec == recorder::headroom) {
     // Every kind recorded (kernels, copies, memsets, launches, NVTX, synchronisations): the trace

@@ -33,7 +33,8 @@ void write_analysis(const analyze::analysis_report& r, const std::filesystem::pa
 void read_figures(const run_record& r, const classify::classifier& c, run_result& out, const progress_fn& progress) {
   std::vector<std::filesystem::path> traces;
   for (const auto& t : r.traces) traces.push_back(r.dir / t);
-  const bool have_traces = std::all_of(traces.begin(), traces.end(), [](const auto& p) { return std::filesystem::exists(p); });
+  const bool have_traces =
+      std::all_of(traces.begin(), traces.end(), [](const auto& p) { return std::filesystem::exists(p); });
   if (have_traces) {
     progress(fmt::format("analysing {}", out.folder));
     const auto trace = analyze::read_traces(traces);
@@ -61,8 +62,8 @@ void read_figures(const run_record& r, const classify::classifier& c, run_result
     }
     out.figures_from = std::string(analysis_file);
   } else {
-    throw input_error(fmt::format("neither its trace ({}) nor its {} is in the folder", fmt::join(r.traces, ", "),
-                                  analysis_file));
+    throw input_error(
+        fmt::format("neither its trace ({}) nor its {} is in the folder", fmt::join(r.traces, ", "), analysis_file));
   }
   // A row of zeros would read as a workload with nothing addressable.
   if (out.figures->kernel_busy == 0) {
@@ -78,8 +79,8 @@ study_summary summarize_study(const study_folder& folder, const classify::classi
                               const progress_fn& progress) {
   const auto manifest = folder.read_manifest();
   if (!manifest) {
-    throw input_error(fmt::format("{} is not a study folder: it has no {} (docs/study.md)", folder.root().string(),
-                                  manifest_file));
+    throw input_error(
+        fmt::format("{} is not a study folder: it has no {} (docs/study.md)", folder.root().string(), manifest_file));
   }
   study_summary s;
   s.folder = folder.root().string();
@@ -118,9 +119,10 @@ study_summary summarize_study(const study_folder& folder, const classify::classi
     // The step markers are what puts headroom's window on whole timed steps; without them the
     // window falls back to the kernel sequence's repeating unit, which a reader should know.
     if (h.figures && h.harness && h.harness->step_marker_api == "nvtx" && h.figures->window_source != "step_markers") {
-      s.notes.push_back(fmt::format("{} {}: the workload marked its steps with NVTX, yet headroom's trace was windowed "
-                                    "by {} (no ProfilerStep#N range was recorded)", row.workload, row.variant,
-                                    h.figures->window_source));
+      s.notes.push_back(
+          fmt::format("{} {}: the workload marked its steps with NVTX, yet headroom's trace was windowed "
+                      "by {} (no ProfilerStep#N range was recorded)",
+                      row.workload, row.variant, h.figures->window_source));
     }
     s.rows.push_back(std::move(row));
   }
@@ -129,9 +131,10 @@ study_summary summarize_study(const study_folder& folder, const classify::classi
            std::tuple(domain_rank(b.domain), b.domain, b.workload, b.variant != "eager");
   });
   if (from_analysis > 0) {
-    s.notes.push_back(fmt::format("{} run{} read from {} (the trace was not copied with the folder): rules given now do "
-                                  "not apply to {}", from_analysis, from_analysis == 1 ? "" : "s", analysis_file,
-                                  from_analysis == 1 ? "it" : "them"));
+    s.notes.push_back(
+        fmt::format("{} run{} read from {} (the trace was not copied with the folder): rules given now do "
+                    "not apply to {}",
+                    from_analysis, from_analysis == 1 ? "" : "s", analysis_file, from_analysis == 1 ? "it" : "them"));
   }
   return s;
 }

@@ -48,9 +48,20 @@ std::string milliseconds(const std::optional<double>& seconds) {
 
 study_table main_table(const study_summary& s) {
   study_table t;
-  t.columns = {"workload", "domain", "variant", "recorded by", "window", "per step", "idle",
-               "GEMM+attention of kernel time", "published", "addressable f", "published f", "exclusive f",
-               "ceiling 1/(1-f)", fmt::format("S at {:g}x", s.kernel_speedup)};
+  t.columns = {"workload",
+               "domain",
+               "variant",
+               "recorded by",
+               "window",
+               "per step",
+               "idle",
+               "GEMM+attention of kernel time",
+               "published",
+               "addressable f",
+               "published f",
+               "exclusive f",
+               "ceiling 1/(1-f)",
+               fmt::format("S at {:g}x", s.kernel_speedup)};
   t.numeric = {false, false, false, false, false, true, true, true, false, true, false, true, true, true};
   for (const auto& r : s.rows) {
     const run_result* h = r.headline();
@@ -73,14 +84,16 @@ study_table main_table(const study_summary& s) {
 study_table agreement_table(const study_summary& s) {
   study_table t;
   t.caption = "headroom against torch.profiler";
-  t.intro = "The same workload recorded by each in separate processes, each trace over every timed step: "
-            "headroom's store by its ProfilerStep#N ranges with no warm-up step skipped, torch.profiler's "
-            "whole trace (it records exactly the timed steps).";
-  t.columns = {"workload", "variant", "f, headroom", "f, torch.profiler", "difference", "step, headroom",
-               "step, torch.profiler", "step ratio"};
+  t.intro =
+      "The same workload recorded by each in separate processes, each trace over every timed step: "
+      "headroom's store by its ProfilerStep#N ranges with no warm-up step skipped, torch.profiler's "
+      "whole trace (it records exactly the timed steps).";
+  t.columns = {"workload",   "variant",        "f, headroom",          "f, torch.profiler",
+               "difference", "step, headroom", "step, torch.profiler", "step ratio"};
   t.numeric = {false, false, true, true, true, true, true, true};
-  t.footnote = "Step ratio: headroom's median step over torch.profiler's, less one (each run's own median; "
-               "separate processes differ by about 1% on their own).";
+  t.footnote =
+      "Step ratio: headroom's median step over torch.profiler's, less one (each run's own median; "
+      "separate processes differ by about 1% on their own).";
   for (const auto& r : s.rows) {
     if (!r.headroom.figures || !r.torch.figures) continue;
     const auto every_step = [](const run_result& x) -> const run_figures& {
@@ -159,17 +172,21 @@ std::vector<std::string> ranges(const study_summary& s) {
   std::vector<std::string> out;
   std::string per_domain;
   for (const auto& [domain, v] : by_domain) {
-    per_domain += fmt::format("{}{} {}", per_domain.empty() ? "" : "; ", domain.empty() ? "(no domain)" : domain, range_text(v));
+    per_domain +=
+        fmt::format("{}{} {}", per_domain.empty() ? "" : "; ", domain.empty() ? "(no domain)" : domain, range_text(v));
   }
-  out.push_back(fmt::format("Addressable fraction: {} over {} row{} ({}); published: {} to {} over seven workloads in "
-                            "three domains.", range_text(all), all.size(), all.size() == 1 ? "" : "s", per_domain,
-                            percent(published_addressable_low), percent(published_addressable_high)));
-  out.push_back(fmt::format("Transformers' GEMM plus attention, share of kernel time: {}; published: {:.0f}% to {:.0f}%.",
-                            range_text(gemm_attention), 100 * published_gemm_attention_low,
-                            100 * published_gemm_attention_high));
-  out.push_back(fmt::format("Projected gain: the end-to-end speedup when every addressable kernel runs {:g}x faster "
-                            "(Amdahl; docs/method.md); the ceiling is every addressable kernel taking no time.",
-                            s.kernel_speedup));
+  out.push_back(
+      fmt::format("Addressable fraction: {} over {} row{} ({}); published: {} to {} over seven workloads in "
+                  "three domains.",
+                  range_text(all), all.size(), all.size() == 1 ? "" : "s", per_domain,
+                  percent(published_addressable_low), percent(published_addressable_high)));
+  out.push_back(
+      fmt::format("Transformers' GEMM plus attention, share of kernel time: {}; published: {:.0f}% to {:.0f}%.",
+                  range_text(gemm_attention), 100 * published_gemm_attention_low, 100 * published_gemm_attention_high));
+  out.push_back(
+      fmt::format("Projected gain: the end-to-end speedup when every addressable kernel runs {:g}x faster "
+                  "(Amdahl; docs/method.md); the ceiling is every addressable kernel taking no time.",
+                  s.kernel_speedup));
   return out;
 }
 
@@ -197,11 +214,11 @@ std::string json_run(const run_result& x) {
   out += ", \"all_steps_figures\": " + (x.all_steps_figures ? json_figures(*x.all_steps_figures) : "null");
   if (x.harness) {
     const auto& h = *x.harness;
-    out += fmt::format(", \"harness\": {{\"median_step_s\": {}, \"warmup_s\": {}, \"steps\": {}, \"device\": {}, "
-                       "\"torch\": {}, \"step_marker_api\": {}, \"description\": {}}}",
-                       json_optional(h.median_step_s), json_optional(h.warmup_s), h.steps, util::json_string(h.device),
-                       util::json_string(h.torch_version), util::json_string(h.step_marker_api),
-                       util::json_string(h.description));
+    out += fmt::format(
+        ", \"harness\": {{\"median_step_s\": {}, \"warmup_s\": {}, \"steps\": {}, \"device\": {}, "
+        "\"torch\": {}, \"step_marker_api\": {}, \"description\": {}}}",
+        json_optional(h.median_step_s), json_optional(h.warmup_s), h.steps, util::json_string(h.device),
+        util::json_string(h.torch_version), util::json_string(h.step_marker_api), util::json_string(h.description));
   } else {
     out += ", \"harness\": null";
   }
@@ -219,7 +236,8 @@ std::vector<study_table> study_tables(const study_summary& s) {
 }
 
 std::vector<std::string> study_findings(const study_summary& s) {
-  const bool any = std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headline() != nullptr; });
+  const bool any =
+      std::any_of(s.rows.begin(), s.rows.end(), [](const study_row& r) { return r.headline() != nullptr; });
   return any ? ranges(s) : std::vector<std::string>{"No run of this study has figures yet."};
 }
 
@@ -240,29 +258,35 @@ void write_markdown(std::ostream& out, const study_summary& s) {
 }
 
 void write_json(std::ostream& out, const study_summary& s) {
-  fmt::print(out, "{{\n  \"schema_version\": {},\n  \"kind\": \"study-summary\",\n  \"folder\": {},\n  \"preset\": {},\n",
+  fmt::print(out,
+             "{{\n  \"schema_version\": {},\n  \"kind\": \"study-summary\",\n  \"folder\": {},\n  \"preset\": {},\n",
              study_summary_schema_version, util::json_string(s.folder), util::json_string(s.preset));
-  fmt::print(out, "  \"kernel_speedup\": {},\n  \"published\": {{\"addressable_low\": {}, \"addressable_high\": {}, "
-                  "\"gemm_attention_low\": {}, \"gemm_attention_high\": {}, \"recommender_addressable\": {}}},\n  \"rows\": [",
-             json_number(s.kernel_speedup), published_addressable_low, published_addressable_high,
-             published_gemm_attention_low, published_gemm_attention_high, published_recommender_addressable);
+  fmt::print(
+      out,
+      "  \"kernel_speedup\": {},\n  \"published\": {{\"addressable_low\": {}, \"addressable_high\": {}, "
+      "\"gemm_attention_low\": {}, \"gemm_attention_high\": {}, \"recommender_addressable\": {}}},\n  \"rows\": [",
+      json_number(s.kernel_speedup), published_addressable_low, published_addressable_high,
+      published_gemm_attention_low, published_gemm_attention_high, published_recommender_addressable);
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
     const run_result* h = r.headline();
     std::string projection = "null";
     if (h != nullptr) {
       const double a = h->figures->addressable_fraction();
-      projection = fmt::format("{{\"recorded_by\": {}, \"addressable_fraction\": {}, \"ceiling\": {}, \"end_to_end\": {}}}",
-                               util::json_string(h == &r.headroom ? "headroom" : "torch"), json_number(a),
-                               json_number(project::ceiling(a)), json_number(project::amdahl(a, s.kernel_speedup)));
+      projection =
+          fmt::format("{{\"recorded_by\": {}, \"addressable_fraction\": {}, \"ceiling\": {}, \"end_to_end\": {}}}",
+                      util::json_string(h == &r.headroom ? "headroom" : "torch"), json_number(a),
+                      json_number(project::ceiling(a)), json_number(project::amdahl(a, s.kernel_speedup)));
     }
-    fmt::print(out, "{}\n    {{\"workload\": {}, \"domain\": {}, \"variant\": {},\n     \"projection\": {},\n"
-                    "     \"headroom\": {},\n     \"torch\": {}}}",
+    fmt::print(out,
+               "{}\n    {{\"workload\": {}, \"domain\": {}, \"variant\": {},\n     \"projection\": {},\n"
+               "     \"headroom\": {},\n     \"torch\": {}}}",
                i ? "," : "", util::json_string(r.workload), util::json_string(r.domain), util::json_string(r.variant),
                projection, json_run(r.headroom), json_run(r.torch));
   }
   fmt::print(out, "{}],\n  \"notes\": [", s.rows.empty() ? "" : "\n  ");
-  for (std::size_t i = 0; i < s.notes.size(); ++i) fmt::print(out, "{}\n    {}", i ? "," : "", util::json_string(s.notes[i]));
+  for (std::size_t i = 0; i < s.notes.size(); ++i)
+    fmt::print(out, "{}\n    {}", i ? "," : "", util::json_string(s.notes[i]));
   fmt::print(out, "{}]\n}}\n", s.notes.empty() ? "" : "\n  ");
 }
 

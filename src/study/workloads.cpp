@@ -49,7 +49,8 @@ workload read_entry(const toml::table& entry, const std::string& where) {
   }
   if (const auto* timeout = entry.get("timeout")) {
     const auto* seconds = timeout->as_integer();
-    if (seconds == nullptr || seconds->get() < 1) throw input_error(fmt::format("{}: `timeout` must be a positive integer (seconds)", where));
+    if (seconds == nullptr || seconds->get() < 1)
+      throw input_error(fmt::format("{}: `timeout` must be a positive integer (seconds)", where));
     w.timeout_s = static_cast<int>(seconds->get());
   }
   return w;
@@ -123,8 +124,10 @@ std::filesystem::path find_workloads_dir(const std::filesystem::path& chosen) {
     }
   }
   if (!std::filesystem::exists(dir / "study.toml")) {
-    throw input_error(fmt::format("no study.toml in the workloads folder {} (name the folder with --workloads-dir "
-                                  "or HEADROOM_WORKLOADS)", dir.string()));
+    throw input_error(
+        fmt::format("no study.toml in the workloads folder {} (name the folder with --workloads-dir "
+                    "or HEADROOM_WORKLOADS)",
+                    dir.string()));
   }
   return std::filesystem::absolute(dir);
 }

@@ -126,7 +126,8 @@ std::unique_ptr<raw_input> open_file(const std::filesystem::path& path) { return
 std::unique_ptr<byte_source> open_source(std::unique_ptr<raw_input> in, const source_options& options) {
   if (!has_gzip_magic(in->peek(2))) return std::make_unique<plain_source>(std::move(in));
   const bool file = !in->in_memory();
-  auto source = options.inflater == gzip_inflater::zlib ? make_zlib_source(std::move(in)) : make_isal_source(std::move(in));
+  auto source =
+      options.inflater == gzip_inflater::zlib ? make_zlib_source(std::move(in)) : make_isal_source(std::move(in));
   // A file's gzip is inflated on a thread ahead of the parser where a core is likely free for it.
   // Plain JSON is not: the thread would only add a copy of every byte to a read() the kernel does.
   const bool ahead = options.read_ahead.value_or(usable_cpus() >= 4);

@@ -17,10 +17,20 @@ namespace {
 // Reserved colour names of the trace-event format (catapult's colour scheme), chosen to be told
 // apart at a glance; chrome://tracing honours `cname`, Perfetto colours by name.
 constexpr std::string_view palette[] = {
-    "thread_state_running", "thread_state_iowait", "rail_response",   "thread_state_uninterruptible",
-    "rail_animation",       "yellow",              "rail_load",       "olive",
-    "cq_build_failed",      "rail_idle",           "generic_work",    "thread_state_runnable",
-    "grey",                 "black",
+    "thread_state_running",
+    "thread_state_iowait",
+    "rail_response",
+    "thread_state_uninterruptible",
+    "rail_animation",
+    "yellow",
+    "rail_load",
+    "olive",
+    "cq_build_failed",
+    "rail_idle",
+    "generic_work",
+    "thread_state_runnable",
+    "grey",
+    "black",
 };
 
 // Host threads and the annotation row of a device sit in the same Chrome process as streams;
@@ -107,8 +117,9 @@ class chrome_writer {
 
   void sort_index(std::int64_t pid) {
     begin_event();
-    buf_ += fmt::format("{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"args\":{{\"sort_index\":{}}}}}",
-                        pid, pid);
+    buf_ += fmt::format(
+        "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"args\":{{\"sort_index\":{}}}}}", pid,
+        pid);
   }
 
   std::string process_label(std::uint16_t p) const {
@@ -142,7 +153,8 @@ class chrome_writer {
     std::set<std::tuple<std::int64_t, std::int64_t>> named;
     for (const auto& a : t_.activities) {
       const auto pid = device_pid_.at({a.process, a.device});
-      if (named.emplace(pid, a.stream).second) metadata("thread_name", pid, a.stream, fmt::format("stream {}", a.stream));
+      if (named.emplace(pid, a.stream).second)
+        metadata("thread_name", pid, a.stream, fmt::format("stream {}", a.stream));
     }
     for (const auto& r : t_.ranges) {
       if (r.kind == range_kind::gpu_annotation) {
@@ -157,8 +169,8 @@ class chrome_writer {
     event_head(ph, cat, t_.strings[name], pid, tid, start);
   }
 
-  void event_head(std::string_view ph, std::string_view cat, std::string_view name, std::int64_t pid,
-                  std::int64_t tid, time_ns start) {
+  void event_head(std::string_view ph, std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
+                  time_ns start) {
     begin_event();
     buf_ += fmt::format("{{\"ph\":\"{}\",\"cat\":\"{}\",\"name\":", ph, cat);
     util::append_json_string(buf_, name);
@@ -181,7 +193,8 @@ class chrome_writer {
     std::string_view label;
     if (options_.label) label = options_.label(i);
     if (auto it = colours_.find(label); it != colours_.end()) buf_ += fmt::format(",\"cname\":\"{}\"", it->second);
-    buf_ += fmt::format(",\"args\":{{\"correlation\":{},\"device\":{},\"stream\":{}", a.correlation, a.device, a.stream);
+    buf_ +=
+        fmt::format(",\"args\":{{\"correlation\":{},\"device\":{},\"stream\":{}", a.correlation, a.device, a.stream);
     if (a.kind != activity_kind::kernel) buf_ += fmt::format(",\"bytes\":{}", a.bytes);
     if (a.kind == activity_kind::memcpy) buf_ += fmt::format(",\"kind\":\"{}\"", to_string(a.copy));
     if (a.graph_node != 0) buf_ += fmt::format(",\"graph node\":{}", a.graph_node);

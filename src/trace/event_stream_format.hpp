@@ -30,13 +30,13 @@ enum record_kind : std::uint8_t {
 };
 // The stream stores the model's enum values; these are the codes docs/event-stream.md promises.
 static_assert(static_cast<int>(activity_kind::memset) == 2 && static_cast<int>(copy_kind::host_to_device) == 1 &&
-              static_cast<int>(copy_kind::peer_to_peer) == 4 && static_cast<int>(copy_kind::other) == 6 &&
-              static_cast<int>(api_kind::driver) == 1 && static_cast<int>(range_kind::nvtx) == 2 &&
-              static_cast<int>(range_kind::mark) == 3 && static_cast<int>(sync_kind::event_synchronize) == 0 &&
-              static_cast<int>(sync_kind::stream_wait_event) == 1 &&
-              static_cast<int>(sync_kind::stream_synchronize) == 2 &&
-              static_cast<int>(sync_kind::context_synchronize) == 3 &&
-              static_cast<int>(sync_kind::event_record) == 4,
+                  static_cast<int>(copy_kind::peer_to_peer) == 4 && static_cast<int>(copy_kind::other) == 6 &&
+                  static_cast<int>(api_kind::driver) == 1 && static_cast<int>(range_kind::nvtx) == 2 &&
+                  static_cast<int>(range_kind::mark) == 3 && static_cast<int>(sync_kind::event_synchronize) == 0 &&
+                  static_cast<int>(sync_kind::stream_wait_event) == 1 &&
+                  static_cast<int>(sync_kind::stream_synchronize) == 2 &&
+                  static_cast<int>(sync_kind::context_synchronize) == 3 &&
+                  static_cast<int>(sync_kind::event_record) == 4,
               "the model's enums moved: map them explicitly and keep the stream's codes");
 inline constexpr std::size_t activity_body = 48;
 inline constexpr std::size_t geometry_body = 36;

@@ -29,7 +29,8 @@ class mapped_file {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw input_error(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw input_error(fmt::format("{}: cannot stat: {}", path.string(), std::strerror(errno)));
+    if (::fstat(fd_, &st) != 0)
+      throw input_error(fmt::format("{}: cannot stat: {}", path.string(), std::strerror(errno)));
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ == 0) return;
     void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
@@ -71,7 +72,8 @@ class stream_reader {
     const auto* d = file_.data();
     const auto n = file_.size();
     if (n == 0) bad("empty file (the profiled process wrote no events)");
-    if (std::memcmp(d, stream_magic, std::min(n, sizeof stream_magic)) != 0) bad("not a headroom event stream (bad magic)");
+    if (std::memcmp(d, stream_magic, std::min(n, sizeof stream_magic)) != 0)
+      bad("not a headroom event stream (bad magic)");
     if (n < header_fixed_bytes + 12) bad(fmt::format("truncated header ({} bytes)", n));
     const auto version = get<std::uint16_t>(d + 8);
     if (version == 0) bad("format version 0 is not valid");
@@ -80,7 +82,8 @@ class stream_reader {
                       version, event_stream_version));
     }
     const auto header_bytes = get<std::uint32_t>(d + 12);
-    if (header_bytes < header_fixed_bytes + 12 || header_bytes > n) bad(fmt::format("header length {} is out of range", header_bytes));
+    if (header_bytes < header_fixed_bytes + 12 || header_bytes > n)
+      bad(fmt::format("header length {} is out of range", header_bytes));
     const auto crc = header_crc(d, header_bytes - 4);
     if (static_cast<std::uint32_t>(crc) != get<std::uint32_t>(d + header_bytes - 4)) bad("header checksum mismatch");
 
@@ -135,9 +138,10 @@ class stream_reader {
         if (frame_at(next)) break;
       }
       if (next + frame_header_bytes > n) {
-        t_.lose(fmt::format("{}: the last {} bytes (from byte {}) are an incomplete or damaged frame (a process "
-                            "stopped mid-write leaves one); they were dropped",
-                            path_.filename().string(), n - at, at));
+        t_.lose(
+            fmt::format("{}: the last {} bytes (from byte {}) are an incomplete or damaged frame (a process "
+                        "stopped mid-write leaves one); they were dropped",
+                        path_.filename().string(), n - at, at));
         return;
       }
       t_.lose(fmt::format("{}: bytes {} to {} are damaged (checksum or framing); that frame was skipped",
@@ -176,7 +180,8 @@ class stream_reader {
       const std::size_t size = tag >> 8;
       p += 4;
       if (size > static_cast<std::size_t>(end - p)) {
-        t_.lose(fmt::format("frame at byte {} has a record longer than the frame; the rest of it was skipped", frame_offset));
+        t_.lose(fmt::format("frame at byte {} has a record longer than the frame; the rest of it was skipped",
+                            frame_offset));
         return;
       }
       read_record(kind, p, size);
@@ -261,7 +266,7 @@ class stream_reader {
         c.name = name(get<std::uint32_t>(b + 24));
         c.thread = get<std::uint32_t>(b + 28);
         c.kind = get<std::uint8_t>(b + 32) == static_cast<std::uint8_t>(api_kind::driver) ? api_kind::driver
-                                                                                            : api_kind::runtime;
+                                                                                          : api_kind::runtime;
         if (c.end < c.start) {
           t_.warn("an API call ends before it starts; its end was set to its start");
           c.end = c.start;
@@ -341,12 +346,24 @@ class stream_reader {
         if (!fits(size, counter_body, "counter")) return;
         const auto v = get<std::uint64_t>(b + 4);
         switch (static_cast<event_counter>(get<std::uint32_t>(b))) {
-          case event_counter::dropped_records: counters_.dropped_records += v; break;
-          case event_counter::overhead_records: counters_.overhead_records += v; break;
-          case event_counter::overhead_ns: counters_.overhead_ns += v; break;
-          case event_counter::unconverted_records: counters_.unconverted_records += v; break;
-          case event_counter::untimed_records: counters_.untimed_records += v; break;
-          default: ++unknown_records_; break;
+          case event_counter::dropped_records:
+            counters_.dropped_records += v;
+            break;
+          case event_counter::overhead_records:
+            counters_.overhead_records += v;
+            break;
+          case event_counter::overhead_ns:
+            counters_.overhead_ns += v;
+            break;
+          case event_counter::unconverted_records:
+            counters_.unconverted_records += v;
+            break;
+          case event_counter::untimed_records:
+            counters_.untimed_records += v;
+            break;
+          default:
+            ++unknown_records_;
+            break;
         }
         return;
       }
@@ -375,15 +392,19 @@ class stream_reader {
     t_.dropped_records = counters_.dropped_records;
     if (counters_.untimed_records) {
       add_warning(fmt::format("{} activities without timestamps (the profiler could not collect them) were skipped",
-                              counters_.untimed_records), 1);
+                              counters_.untimed_records),
+                  1);
     }
     if (counters_.unconverted_records) {
       add_warning(fmt::format("{} profiler records of kinds headroom does not convert were skipped",
-                              counters_.unconverted_records), 1);
+                              counters_.unconverted_records),
+                  1);
     }
     if (unknown_records_) {
-      add_warning(fmt::format("{} records of kinds this build does not know (written by a newer headroom?) were skipped",
-                              unknown_records_), 1);
+      add_warning(
+          fmt::format("{} records of kinds this build does not know (written by a newer headroom?) were skipped",
+                      unknown_records_),
+          1);
     }
   }
 

@@ -106,9 +106,7 @@ char* event_stream_writer::reserve_locked(std::uint8_t kind, std::size_t body_by
   return put<std::uint32_t>(p, static_cast<std::uint32_t>(kind) | static_cast<std::uint32_t>(body_bytes << 8));
 }
 
-bool event_stream_writer::end_record_locked() noexcept {
-  return buffer_.size() < capacity_ || flush_locked();
-}
+bool event_stream_writer::end_record_locked() noexcept { return buffer_.size() < capacity_ || flush_locked(); }
 
 string_id event_stream_writer::intern_locked(std::string_view s) noexcept {
   s = s.substr(0, max_record_body - 4);

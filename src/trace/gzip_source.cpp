@@ -116,13 +116,20 @@ class isal_source final : public gzip_source {
 
   static std::string error_text(int rc) {
     switch (rc) {
-      case ISAL_INVALID_BLOCK: return "invalid deflate block";
-      case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-      case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-      case ISAL_INVALID_WRAPPER: return "incorrect header check";
-      case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-      case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
-      default: return fmt::format("inflate failed ({})", rc);
+      case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+      case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+      case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+      case ISAL_INVALID_WRAPPER:
+        return "incorrect header check";
+      case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+      case ISAL_INCORRECT_CHECKSUM:
+        return "incorrect data check";
+      default:
+        return fmt::format("inflate failed ({})", rc);
     }
   }
 
@@ -149,7 +156,8 @@ class zlib_source final : public gzip_source {
     avail_in_ -= offered - z_.avail_in;
     const std::size_t produced = n - z_.avail_out;
     if (rc == Z_STREAM_END) return {produced, outcome::member_end, {}};
-    if (rc != Z_OK && rc != Z_BUF_ERROR) return {produced, outcome::corrupt, z_.msg != nullptr ? z_.msg : "inflate failed"};
+    if (rc != Z_OK && rc != Z_BUF_ERROR)
+      return {produced, outcome::corrupt, z_.msg != nullptr ? z_.msg : "inflate failed"};
     return {produced, outcome::more, {}};
   }
 

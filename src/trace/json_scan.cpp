@@ -37,8 +37,8 @@ std::size_t string_end(const char* data, std::size_t open, std::size_t end) {
   while (e - p >= 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m128i f = _mm_or_si128(v, fold);
-    const __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                   _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
+    const __m128i m =
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
     const int mask = _mm_movemask_epi8(m);
     if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
     p += 16;
@@ -52,8 +52,7 @@ std::size_t string_end(const char* data, std::size_t open, std::size_t end) {
 }
 
 bool is_scalar_char(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' ||
-         (c >= 'A' && c <= 'Z');
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || (c >= 'A' && c <= 'Z');
 }
 
 #if defined(__SSE2__)
@@ -74,7 +73,8 @@ void bracket_masks(const char* p, std::uint64_t& open, std::uint64_t& close) {
   for (int i = 0; i < 4; ++i) {
     const __m128i v = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), fold);
     open |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, o)))) << (16 * i);
-    close |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c)))) << (16 * i);
+    close |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c))))
+             << (16 * i);
   }
 }
 
@@ -93,7 +93,7 @@ std::uint64_t prefix_xor(std::uint64_t x) {
 // (callers keep padding there); bits past `end` are ignored.
 scan_result scan_container_blocks(const char* data, std::size_t begin, std::size_t end) {
   std::uint64_t in_string_carry = 0;  // all ones when the previous block ended inside a string
-  bool escape_carry = false;          // the previous block ended on an unescaped backslash
+  bool escape_carry = false;  // the previous block ended on an unescaped backslash
   std::int64_t depth = 0;
   for (std::size_t at = begin; at < end; at += 64) {
     const char* p = data + at;

@@ -12,8 +12,8 @@ namespace {
 // What an event's category makes of it.
 enum class event_class : std::uint8_t {
   unresolved,
-  skip,       // flows, metadata, categories we do not model
-  cpu_skip,   // host-side ops we do not keep (cpu_op, python_function); their pid names the process
+  skip,  // flows, metadata, categories we do not model
+  cpu_skip,  // host-side ops we do not keep (cpu_op, python_function); their pid names the process
   kernel,
   memcpy,
   memset,
@@ -22,9 +22,9 @@ enum class event_class : std::uint8_t {
   cpu_annotation,
   gpu_annotation,
   nvtx,
-  mtia_device,   // MTIA device timeline: compute jobs, DMA, event record/wait
+  mtia_device,  // MTIA device timeline: compute jobs, DMA, event record/wait
   mtia_runtime,  // MTIA host runtime calls
-  cuda_sync,     // CUPTI synchronisation records (torch.profiler 2.1 and later)
+  cuda_sync,  // CUPTI synchronisation records (torch.profiler 2.1 and later)
 };
 
 event_class classify_category(std::string_view cat) {
@@ -174,7 +174,8 @@ bool read_dim3(ondemand::value& v, std::uint32_t (&out)[3]) {
 // One field of an object as its raw key (for key_is) and its value; false when the JSON is malformed.
 // Forced inline: called for every field of every event, as an ordinary call it cost `analyze` 18% of
 // its throughput on a 2.2 GB trace (bench/RESULTS.md, "Reading traces").
-[[gnu::always_inline]] inline bool split_field(simdjson::simdjson_result<ondemand::field>& field, const char*& key, ondemand::value& value) {
+[[gnu::always_inline]] inline bool split_field(simdjson::simdjson_result<ondemand::field>& field, const char*& key,
+                                               ondemand::value& value) {
   ondemand::raw_json_string raw;
   if (field.key().get(raw) != simdjson::SUCCESS) return false;
   if (field.value().get(value) != simdjson::SUCCESS) return false;
@@ -480,7 +481,8 @@ void kineto_event_mapper::sync(const event_args& args, std::string_view name, ti
   y.correlation = args.correlation && *args.correlation > 0 ? static_cast<std::uint64_t>(*args.correlation) : 0;
   y.device = args.device ? clamp_to<std::int16_t>(*args.device) : -1;
   y.context = args.context && *args.context > 0 ? clamp_to<std::uint32_t>(*args.context) : 0;
-  if (y.kind == sync_kind::stream_wait_event || y.kind == sync_kind::stream_synchronize) y.stream = stream_or_none(args.stream);
+  if (y.kind == sync_kind::stream_wait_event || y.kind == sync_kind::stream_synchronize)
+    y.stream = stream_or_none(args.stream);
   if (y.kind == sync_kind::event_synchronize || y.kind == sync_kind::stream_wait_event) {
     if (args.wait_on_event && *args.wait_on_event >= 0) y.event = *args.wait_on_event;
     if (args.wait_on_record && *args.wait_on_record > 0) {
@@ -504,9 +506,10 @@ void kineto_event_mapper::add_event_records() {
   // One row per recording call; complete_synchronizations dates it by that call.
   std::sort(records_.begin(), records_.end(),
             [](const synchronization& a, const synchronization& b) { return a.correlation < b.correlation; });
-  records_.erase(std::unique(records_.begin(), records_.end(),
-                             [](const synchronization& a, const synchronization& b) { return a.correlation == b.correlation; }),
-                 records_.end());
+  records_.erase(
+      std::unique(records_.begin(), records_.end(),
+                  [](const synchronization& a, const synchronization& b) { return a.correlation == b.correlation; }),
+      records_.end());
   out_.synchronizations.insert(out_.synchronizations.end(), records_.begin(), records_.end());
   records_.clear();
 }

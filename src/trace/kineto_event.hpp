@@ -18,11 +18,11 @@ struct event_args;
 
 // Problems counted while reading; each becomes one warning with its count.
 enum class kineto_problem : std::uint8_t {
-  missing_time,       // an event we keep without a usable ts or dur
-  zero_time_kernel,   // ts 0 and dur 0: Kineto could not place the record
+  missing_time,  // an event we keep without a usable ts or dur
+  zero_time_kernel,  // ts 0 and dur 0: Kineto could not place the record
   negative_duration,  // clamped to 0
-  not_an_object,      // an entry of traceEvents that is not an object
-  unknown_sync,       // a cuda_sync event whose kind we do not know
+  not_an_object,  // an entry of traceEvents that is not an object
+  unknown_sync,  // a cuda_sync event whose kind we do not know
   count_
 };
 

@@ -37,7 +37,7 @@ constexpr std::size_t max_value_bytes = std::size_t{1} << 30;
 enum class doc_state {
   before_root,
   root_first_key,  // after '{'
-  root_key,        // after ','
+  root_key,  // after ','
   root_colon,
   root_value,
   root_after_value,
@@ -52,11 +52,7 @@ class kineto_stream_reader {
  public:
   kineto_stream_reader(detail::byte_source& source, std::string origin, const read_options& options,
                        const kineto_tuning& tuning)
-      : source_(source),
-        origin_(std::move(origin)),
-        options_(options),
-        tuning_(tuning),
-        mapper_(out_, options) {
+      : source_(source), origin_(std::move(origin)), options_(options), tuning_(tuning), mapper_(out_, options) {
     chunk_ = std::max<std::size_t>(tuning.chunk_bytes, 64);
     batch_limit_ = std::max<std::size_t>(tuning.batch_bytes, 1);
     allocate(prefix + chunk_ + padding);
@@ -95,8 +91,8 @@ class kineto_stream_reader {
     // A value longer than a chunk: grow so that a full chunk still fits after it.
     if (cap_ - padding - len_ < chunk_ / 2) {
       if (keep > max_value_bytes) {
-        throw input_error(fmt::format("{}: a single JSON value at byte {} is larger than {} MB", origin_,
-                                      base_, max_value_bytes >> 20));
+        throw input_error(fmt::format("{}: a single JSON value at byte {} is larger than {} MB", origin_, base_,
+                                      max_value_bytes >> 20));
       }
       grow(std::max(cap_ * 2, len_ + chunk_ + padding));
     }
@@ -366,8 +362,8 @@ class kineto_stream_reader {
       p = end;
       while (p < last_end && (detail::is_json_space(b[p]) || b[p] == ',')) ++p;
     }
-    throw input_error(fmt::format("{}: invalid JSON in the events from byte {} to {}", origin_, offset(first),
-                                  offset(last_end)));
+    throw input_error(
+        fmt::format("{}: invalid JSON in the events from byte {} to {}", origin_, offset(first), offset(last_end)));
   }
 
   // A top-level value other than traceEvents. False when it continues in the next chunk.
@@ -394,8 +390,7 @@ class kineto_stream_reader {
 
   bool stream_is_damaged() {
     std::vector<char> scratch(std::size_t{1} << 20);
-    while (source_.read(scratch.data(), scratch.size()) != 0) {
-    }
+    while (source_.read(scratch.data(), scratch.size()) != 0) {}
     return !source_.damage().empty();
   }
 
@@ -405,7 +400,8 @@ class kineto_stream_reader {
 
   void finish() {
     if (json_bytes_ == 0) {
-      if (!source_.damage().empty()) throw input_error(fmt::format("{}: {}; nothing decoded", origin_, source_.damage()));
+      if (!source_.damage().empty())
+        throw input_error(fmt::format("{}: {}; nothing decoded", origin_, source_.damage()));
       throw input_error(fmt::format("{}: empty file", origin_));
     }
     if (state_ == doc_state::before_root) {

@@ -52,8 +52,8 @@ void append(trace& into, trace&& from) {
   for (string_id i = 0; i < from.strings.size(); ++i) remap[i] = into.strings.intern(from.strings[i]);
   const auto process_base = static_cast<std::uint16_t>(into.processes.size());
   const auto rebase = [&](std::uint16_t p) { return static_cast<std::uint16_t>(p + process_base); };
-  const bool geometry = into.geometry.size() == into.activities.size() &&
-                        from.geometry.size() == from.activities.size();
+  const bool geometry =
+      into.geometry.size() == into.activities.size() && from.geometry.size() == from.activities.size();
 
   into.activities.reserve(into.activities.size() + from.activities.size());
   for (auto a : from.activities) {
@@ -131,53 +131,76 @@ void complete_synchronizations(trace& t) {
 
 std::string_view to_string(activity_kind k) {
   switch (k) {
-    case activity_kind::kernel: return "kernel";
-    case activity_kind::memcpy: return "memcpy";
-    case activity_kind::memset: return "memset";
+    case activity_kind::kernel:
+      return "kernel";
+    case activity_kind::memcpy:
+      return "memcpy";
+    case activity_kind::memset:
+      return "memset";
   }
   return "?";
 }
 
 std::string_view to_string(copy_kind k) {
   switch (k) {
-    case copy_kind::none: return "none";
-    case copy_kind::host_to_device: return "HtoD";
-    case copy_kind::device_to_host: return "DtoH";
-    case copy_kind::device_to_device: return "DtoD";
-    case copy_kind::peer_to_peer: return "PtoP";
-    case copy_kind::host_to_host: return "HtoH";
-    case copy_kind::other: return "other";
+    case copy_kind::none:
+      return "none";
+    case copy_kind::host_to_device:
+      return "HtoD";
+    case copy_kind::device_to_host:
+      return "DtoH";
+    case copy_kind::device_to_device:
+      return "DtoD";
+    case copy_kind::peer_to_peer:
+      return "PtoP";
+    case copy_kind::host_to_host:
+      return "HtoH";
+    case copy_kind::other:
+      return "other";
   }
   return "?";
 }
 
 std::string_view to_string(range_kind k) {
   switch (k) {
-    case range_kind::cpu_annotation: return "cpu_annotation";
-    case range_kind::gpu_annotation: return "gpu_annotation";
-    case range_kind::nvtx: return "nvtx";
-    case range_kind::mark: return "mark";
+    case range_kind::cpu_annotation:
+      return "cpu_annotation";
+    case range_kind::gpu_annotation:
+      return "gpu_annotation";
+    case range_kind::nvtx:
+      return "nvtx";
+    case range_kind::mark:
+      return "mark";
   }
   return "?";
 }
 
 std::string_view to_string(sync_kind k) {
   switch (k) {
-    case sync_kind::event_synchronize: return "event_synchronize";
-    case sync_kind::stream_wait_event: return "stream_wait_event";
-    case sync_kind::stream_synchronize: return "stream_synchronize";
-    case sync_kind::context_synchronize: return "context_synchronize";
-    case sync_kind::event_record: return "event_record";
+    case sync_kind::event_synchronize:
+      return "event_synchronize";
+    case sync_kind::stream_wait_event:
+      return "stream_wait_event";
+    case sync_kind::stream_synchronize:
+      return "stream_synchronize";
+    case sync_kind::context_synchronize:
+      return "context_synchronize";
+    case sync_kind::event_record:
+      return "event_record";
   }
   return "?";
 }
 
 std::string_view to_string(source_format f) {
   switch (f) {
-    case source_format::kineto_json: return "kineto-json";
-    case source_format::nsys_sqlite: return "nsys-sqlite";
-    case source_format::headroom_store: return "headroom-store";
-    case source_format::synthetic: return "synthetic";
+    case source_format::kineto_json:
+      return "kineto-json";
+    case source_format::nsys_sqlite:
+      return "nsys-sqlite";
+    case source_format::headroom_store:
+      return "headroom-store";
+    case source_format::synthetic:
+      return "synthetic";
   }
   return "?";
 }

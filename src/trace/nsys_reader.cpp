@@ -32,15 +32,16 @@ std::uint32_t pid_of(std::int64_t global) {
 }
 std::uint32_t tid_of(std::int64_t global) { return static_cast<std::uint32_t>(global & tid_bits); }
 
-constexpr std::array<const char*, 5> activity_tables = {
-    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"};
+constexpr std::array<const char*, 5> activity_tables = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                                        "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                                        "CUPTI_ACTIVITY_KIND_DRIVER"};
 
 // Uppercase letters and digits only: "Host-to-Device" and "CUDA_MEMCPY_OPER_HTOD" both compare.
 std::string squash(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   }
   return out;
 }
@@ -66,12 +67,23 @@ std::optional<copy_kind> copy_kind_from_label(std::string_view label) {
 // CUpti_ActivityMemcpyKind, for files without ENUM_CUDA_MEMCPY_OPER.
 copy_kind copy_kind_from_cupti(std::int64_t v) {
   switch (v) {
-    case 1: case 3: return copy_kind::host_to_device;
-    case 2: case 4: return copy_kind::device_to_host;
-    case 5: case 6: case 7: case 8: return copy_kind::device_to_device;
-    case 9: return copy_kind::host_to_host;
-    case 10: return copy_kind::peer_to_peer;
-    default: return copy_kind::other;
+    case 1:
+    case 3:
+      return copy_kind::host_to_device;
+    case 2:
+    case 4:
+      return copy_kind::device_to_host;
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+      return copy_kind::device_to_device;
+    case 9:
+      return copy_kind::host_to_host;
+    case 10:
+      return copy_kind::peer_to_peer;
+    default:
+      return copy_kind::other;
   }
 }
 
@@ -84,7 +96,8 @@ class nsys_reader {
     bool any = false;
     for (const char* table : activity_tables) any = any || db_.has_table(table);
     if (!any) {
-      throw input_error(fmt::format("no CUDA activity in {}: was the capture started with --trace=cuda?", path_.string()));
+      throw input_error(
+          fmt::format("no CUDA activity in {}: was the capture started with --trace=cuda?", path_.string()));
     }
     t_.format = source_format::nsys_sqlite;
     t_.platform = "cuda";
@@ -215,9 +228,26 @@ class nsys_reader {
   void read_kernels() {
     if (!db_.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) return;
     auto s = select("CUPTI_ACTIVITY_KIND_KERNEL",
-                    {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
-                     "shortName", "mangledName", "name", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-                     "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "graphNodeId"},
+                    {"start",
+                     "end",
+                     "deviceId",
+                     "streamId",
+                     "correlationId",
+                     "globalPid",
+                     "demangledName",
+                     "shortName",
+                     "mangledName",
+                     "name",
+                     "gridX",
+                     "gridY",
+                     "gridZ",
+                     "blockX",
+                     "blockY",
+                     "blockZ",
+                     "registersPerThread",
+                     "staticSharedMemory",
+                     "dynamicSharedMemory",
+                     "graphNodeId"},
                     {"start", "end"});
     while (s.step()) {
       activity a = placed(s, activity_kind::kernel, 19);
@@ -245,10 +275,10 @@ class nsys_reader {
         labels[e.int64(0)] = k.value_or(copy_kind::other);
       }
     }
-    auto s = select("CUPTI_ACTIVITY_KIND_MEMCPY",
-                    {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind",
-                     "graphNodeId"},
-                    {"start", "end"});
+    auto s = select(
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind", "graphNodeId"},
+        {"start", "end"});
     while (s.step()) {
       activity a = placed(s, activity_kind::memcpy, 8);
       a.bytes = static_cast<std::uint64_t>(s.int64(6));
@@ -334,11 +364,16 @@ class nsys_reader {
       return std::nullopt;
     }
     switch (type) {
-      case 1: return sync_kind::event_synchronize;
-      case 2: return sync_kind::stream_wait_event;
-      case 3: return sync_kind::stream_synchronize;
-      case 4: return sync_kind::context_synchronize;
-      default: return std::nullopt;
+      case 1:
+        return sync_kind::event_synchronize;
+      case 2:
+        return sync_kind::stream_wait_event;
+      case 3:
+        return sync_kind::stream_synchronize;
+      case 4:
+        return sync_kind::context_synchronize;
+      default:
+        return std::nullopt;
     }
   }
 
@@ -349,10 +384,10 @@ class nsys_reader {
       auto e = select("ENUM_CUPTI_SYNC_TYPE", {"id", "name"}, {"id", "name"});
       while (e.step()) names[e.int64(0)] = std::string(e.text(1));
     }
-    auto s = select("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                    {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "syncType",
-                     "eventId"},
-                    {"start", "end", "syncType"});
+    auto s = select(
+        "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "syncType", "eventId"},
+        {"start", "end", "syncType"});
     // CUPTI_SYNCHRONIZATION_INVALID_VALUE marks a field the kind does not have.
     const auto valid = [](std::int64_t v) { return v >= 0 && v < 0xFFFFFFFFll; };
     std::uint64_t unknown = 0;
@@ -398,7 +433,8 @@ class nsys_reader {
         }
       }
     }
-    auto s = select("NVTX_EVENTS", {"start", "end", "eventType", "text", "textId", "globalTid"}, {"start", "eventType"});
+    auto s =
+        select("NVTX_EVENTS", {"start", "end", "eventType", "text", "textId", "globalTid"}, {"start", "eventType"});
     while (s.step()) {
       row_done();
       const auto type = s.int64(2);
@@ -441,8 +477,8 @@ class nsys_reader {
   void read_devices() {
     std::unordered_map<std::int64_t, gpu> gpus;
     if (db_.has_table("TARGET_INFO_GPU")) {
-      auto s = select("TARGET_INFO_GPU", {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor", "cuDevice"},
-                      {"id"});
+      auto s = select("TARGET_INFO_GPU",
+                      {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor", "cuDevice"}, {"id"});
       while (s.step()) {
         gpu g;
         g.name = std::string(s.text(1));
@@ -456,12 +492,14 @@ class nsys_reader {
     }
     // (pid, CUDA device ordinal) -> (gpu id, SMs the process saw)
     std::unordered_map<std::uint64_t, std::pair<std::int64_t, int>> cuda_devices;
-    auto key = [](std::uint64_t pid, std::int64_t cuda) { return (pid << 16) ^ static_cast<std::uint64_t>(cuda & 0xFFFF); };
+    auto key = [](std::uint64_t pid, std::int64_t cuda) {
+      return (pid << 16) ^ static_cast<std::uint64_t>(cuda & 0xFFFF);
+    };
     if (db_.has_table("TARGET_INFO_CUDA_DEVICE")) {
       auto s = select("TARGET_INFO_CUDA_DEVICE", {"gpuId", "cudaId", "pid", "numMultiprocessors"}, {"cudaId", "pid"});
       while (s.step()) {
         cuda_devices[key(static_cast<std::uint64_t>(s.int64(2)), s.int64(1))] = {s.int64(0, s.int64(1)),
-                                                                                  static_cast<int>(s.int64(3))};
+                                                                                 static_cast<int>(s.int64(3))};
       }
     }
     for (auto [process, device] : device_order_) {

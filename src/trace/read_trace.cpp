@@ -96,18 +96,21 @@ class spooled_copy {
 };
 
 [[noreturn]] void not_a_trace(const std::filesystem::path& path) {
-  throw input_error(fmt::format(
-      "{}: not a trace headroom reads (expected Kineto JSON, .json.gz, an Nsight Systems SQLite export "
-      "or a headroom trace store)",
-      path.string()));
+  throw input_error(
+      fmt::format("{}: not a trace headroom reads (expected Kineto JSON, .json.gz, an Nsight Systems SQLite export "
+                  "or a headroom trace store)",
+                  path.string()));
 }
 
 trace read_sqlite(const std::filesystem::path& path, file_format format, const read_options& options,
                   const std::filesystem::path& origin) {
   switch (format) {
-    case file_format::sqlite_headroom: return read_store(path);
-    case file_format::sqlite_nsys: return read_nsys_sqlite(path, options);
-    default: not_a_trace(origin);
+    case file_format::sqlite_headroom:
+      return read_store(path);
+    case file_format::sqlite_nsys:
+      return read_nsys_sqlite(path, options);
+    default:
+      not_a_trace(origin);
   }
 }
 
@@ -116,10 +119,14 @@ trace read_sqlite(const std::filesystem::path& path, file_format format, const r
 file_format detect_format(const std::filesystem::path& path) {
   auto in = detail::open_file(path);
   switch (kind_of(in->peek(sniff_bytes))) {
-    case byte_kind::gzip: return file_format::kineto_json_gz;
-    case byte_kind::json: return file_format::kineto_json;
-    case byte_kind::sqlite: return in->regular() ? sqlite_format(path) : file_format::unknown;
-    case byte_kind::unknown: break;
+    case byte_kind::gzip:
+      return file_format::kineto_json_gz;
+    case byte_kind::json:
+      return file_format::kineto_json;
+    case byte_kind::sqlite:
+      return in->regular() ? sqlite_format(path) : file_format::unknown;
+    case byte_kind::unknown:
+      break;
   }
   return file_format::unknown;
 }
@@ -146,7 +153,8 @@ trace read_trace(const std::filesystem::path& path, const read_options& options)
       const spooled_copy copy(*in, path);
       return read_sqlite(copy.path(), sqlite_format(copy.path()), options, path);
     }
-    case byte_kind::unknown: break;
+    case byte_kind::unknown:
+      break;
   }
   not_a_trace(path);
 }

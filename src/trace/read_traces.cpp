@@ -32,8 +32,8 @@ bool same_bytes(const std::filesystem::path& a, const std::filesystem::path& b) 
   while (x && y) {
     x.read(p.data(), static_cast<std::streamsize>(p.size()));
     y.read(q.data(), static_cast<std::streamsize>(q.size()));
-    if (x.gcount() != y.gcount() || p.compare(0, static_cast<std::size_t>(x.gcount()), q, 0,
-                                              static_cast<std::size_t>(y.gcount())) != 0) {
+    if (x.gcount() != y.gcount() ||
+        p.compare(0, static_cast<std::size_t>(x.gcount()), q, 0, static_cast<std::size_t>(y.gcount())) != 0) {
       return false;
     }
   }

@@ -29,8 +29,7 @@ std::string meta(sqlite::database& db, std::string_view key) {
 std::string_view to_string(api_kind k) { return k == api_kind::runtime ? "runtime" : "driver"; }
 
 template <class Enum, std::size_t N>
-Enum parse(const std::filesystem::path& path, std::string_view column, std::string_view text,
-           const Enum (&values)[N]) {
+Enum parse(const std::filesystem::path& path, std::string_view column, std::string_view text, const Enum (&values)[N]) {
   for (Enum v : values) {
     if (to_string(v) == text) return v;
   }
@@ -118,9 +117,9 @@ class store_reader {
 
   // The three activity tables share their first columns; `id` is the index in trace::activities.
   void read_activities() {
-    static constexpr copy_kind copy_kinds[] = {copy_kind::none, copy_kind::host_to_device, copy_kind::device_to_host,
-                                               copy_kind::device_to_device, copy_kind::peer_to_peer,
-                                               copy_kind::host_to_host, copy_kind::other};
+    static constexpr copy_kind copy_kinds[] = {
+        copy_kind::none,         copy_kind::host_to_device, copy_kind::device_to_host, copy_kind::device_to_device,
+        copy_kind::peer_to_peer, copy_kind::host_to_host,   copy_kind::other};
     auto s = db_.prepare(R"sql(
       SELECT id, start, end, process, device, stream, correlation, name, graph_node, 0 AS kind, NULL, NULL,
              grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread, static_shared_bytes,
@@ -227,7 +226,8 @@ class store_reader {
 
 trace read_store(const std::filesystem::path& path) {
   store::sqlite_connection db(path, store::connection::access::read_only);
-  if (!store::prepare_for_reading(db, trace_store_schema())) bad(path, "not a headroom trace store (no headroom_meta table)");
+  if (!store::prepare_for_reading(db, trace_store_schema()))
+    bad(path, "not a headroom trace store (no headroom_meta table)");
   return store_reader(db.database(), path).read();
 }
 

@@ -42,7 +42,8 @@ csv_table parse_csv(std::string_view text, std::string_view origin) {
         quoted_field = true;
         ++i;
         for (;;) {
-          if (i >= text.size()) throw input_error(fmt::format("{}:{}: a quoted field is never closed", origin, row_line));
+          if (i >= text.size())
+            throw input_error(fmt::format("{}:{}: a quoted field is never closed", origin, row_line));
           if (text[i] == '"') {
             if (i + 1 < text.size() && text[i + 1] == '"') {
               fields.back() += '"';

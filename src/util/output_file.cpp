@@ -34,7 +34,9 @@ std::string describe(const std::filesystem::path& p) { return p.empty() || p == 
 // reported with its cause (std::ofstream keeps only a bit).
 class fd_buffer final : public std::streambuf {
  public:
-  explicit fd_buffer(int fd) : fd_(fd), buffer_(std::size_t{1} << 16) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  explicit fd_buffer(int fd) : fd_(fd), buffer_(std::size_t{1} << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
   int error() const { return error_; }
 
  protected:
@@ -132,10 +134,10 @@ struct output_file::state {
   std::filesystem::path target;
   std::filesystem::path folder;
   int fd = -1;
-  bool unnamed = false;     // O_TMPFILE: the file has no name until commit
-  std::string named;        // the named temporary file otherwise
+  bool unnamed = false;  // O_TMPFILE: the file has no name until commit
+  std::string named;  // the named temporary file otherwise
   int named_slot = -1;
-  mode_t keep_mode = 0;     // an existing target's permissions, kept by the new file
+  mode_t keep_mode = 0;  // an existing target's permissions, kept by the new file
   bool committed = false;
   std::unique_ptr<fd_buffer> buffer;
   std::unique_ptr<std::ostream> out;
@@ -148,7 +150,8 @@ struct output_file::state {
 
   void open_temporary() {
     const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) fail(target, errno == ENOENT ? fmt::format("folder {} does not exist", folder.string()) : std::strerror(errno));
+    if (dir < 0)
+      fail(target, errno == ENOENT ? fmt::format("folder {} does not exist", folder.string()) : std::strerror(errno));
     ::close(dir);
     fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (fd >= 0) {

@@ -79,7 +79,8 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 spawned spawn(const spawn_spec& spec) {
   if (spec.argv.empty()) throw std::system_error(EINVAL, std::generic_category(), "spawn: no program");
-  if (spec.descriptors.size() > 64) throw std::system_error(E2BIG, std::generic_category(), "spawn: too many descriptors");
+  if (spec.descriptors.size() > 64)
+    throw std::system_error(E2BIG, std::generic_category(), "spawn: too many descriptors");
   // Prepared before fork: nothing after it allocates.
   std::vector<std::string> args = spec.argv, env = spec.environment;
   std::vector<std::string> candidates = exec_candidates(spec.argv.front());
@@ -104,7 +105,8 @@ spawned spawn(const spawn_spec& spec) {
   ::close(report[1]);
   int exec_error = 0;
   ssize_t got;
-  do got = ::read(report[0], &exec_error, sizeof exec_error); while (got < 0 && errno == EINTR);
+  do got = ::read(report[0], &exec_error, sizeof exec_error);
+  while (got < 0 && errno == EINTR);
   ::close(report[0]);
   if (got != static_cast<ssize_t>(sizeof exec_error)) return {pid, 0};
   int status = 0;

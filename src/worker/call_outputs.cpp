@@ -38,8 +38,7 @@ output_extent extent_of(const dlpack::tensor& t) {
 std::string call_outputs::output_extents(const py_ref& value, std::vector<output_extent>& extents,
                                          std::string& not_tensor) const {
   python_tensors::output_views views;
-  if (std::string why = python_.view_outputs(value, views, not_tensor); !why.empty() || !not_tensor.empty())
-    return why;
+  if (std::string why = python_.view_outputs(value, views, not_tensor); !why.empty() || !not_tensor.empty()) return why;
   for (const dlpack::tensor* t : views.views) extents.push_back(extent_of(*t));
   return {};
 }

@@ -7,7 +7,8 @@ namespace headroom::worker {
 
 std::unique_ptr<device> make_device(const std::string& name) {
   if (name == "cpu") return make_host_device();
-  if (name.rfind("cuda", 0) == 0) throw std::runtime_error("this headroom-worker was built without CUDA; use --device cpu");
+  if (name.rfind("cuda", 0) == 0)
+    throw std::runtime_error("this headroom-worker was built without CUDA; use --device cpu");
   throw std::runtime_error("unknown device " + name);
 }
 

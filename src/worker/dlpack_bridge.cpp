@@ -12,16 +12,25 @@ namespace {
 
 dlpack::data_type dl_type(dtype t) {
   switch (t) {
-    case dtype::f64: return {dlpack::float_code, 64, 1};
-    case dtype::f32: return {dlpack::float_code, 32, 1};
-    case dtype::f16: return {dlpack::float_code, 16, 1};
-    case dtype::bf16: return {dlpack::bfloat_code, 16, 1};
-    case dtype::i64: return {dlpack::int_code, 64, 1};
-    case dtype::i32: return {dlpack::int_code, 32, 1};
-    case dtype::i16: return {dlpack::int_code, 16, 1};
-    case dtype::i8: return {dlpack::int_code, 8, 1};
+    case dtype::f64:
+      return {dlpack::float_code, 64, 1};
+    case dtype::f32:
+      return {dlpack::float_code, 32, 1};
+    case dtype::f16:
+      return {dlpack::float_code, 16, 1};
+    case dtype::bf16:
+      return {dlpack::bfloat_code, 16, 1};
+    case dtype::i64:
+      return {dlpack::int_code, 64, 1};
+    case dtype::i32:
+      return {dlpack::int_code, 32, 1};
+    case dtype::i16:
+      return {dlpack::int_code, 16, 1};
+    case dtype::i8:
+      return {dlpack::int_code, 8, 1};
     case dtype::u8:
-    case dtype::boolean: return {dlpack::uint_code, 8, 1};  // bool travels as uint8 (driver.from_capsule)
+    case dtype::boolean:
+      return {dlpack::uint_code, 8, 1};  // bool travels as uint8 (driver.from_capsule)
   }
   return {dlpack::uint_code, 8, 1};
 }

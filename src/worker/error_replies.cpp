@@ -39,7 +39,8 @@ void error_replies::exception(const std::exception& e) const {
     kind = "out_of_memory";
     what = allocations_.failure_text() + "; then: " + what;
   }
-  channel_.reply(fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
+  channel_.reply(
+      fmt::format(R"("ok":false,"error":"runtime_error","kind":"{}","message":{})", kind, json_string(what)));
 }
 
 bool error_replies::out_of_memory() const {

@@ -125,22 +125,28 @@ class host_device final : public device {
       for (std::size_t i = begin; i < end; ++i) {
         double f = perturb_factor(seed, factor_index(i, symmetric_n));
         switch (type) {
-          case dtype::f64: static_cast<double*>(dst)[i] = static_cast<const double*>(src)[i] * f; break;
-          case dtype::f32: static_cast<float*>(dst)[i] = static_cast<float>(static_cast<const float*>(src)[i] * f); break;
+          case dtype::f64:
+            static_cast<double*>(dst)[i] = static_cast<const double*>(src)[i] * f;
+            break;
+          case dtype::f32:
+            static_cast<float*>(dst)[i] = static_cast<float>(static_cast<const float*>(src)[i] * f);
+            break;
           case dtype::f16:
-            static_cast<_Float16*>(dst)[i] = static_cast<_Float16>(static_cast<float>(static_cast<const _Float16*>(src)[i]) *
-                                                                   static_cast<float>(f));
+            static_cast<_Float16*>(dst)[i] =
+                static_cast<_Float16>(static_cast<float>(static_cast<const _Float16*>(src)[i]) * static_cast<float>(f));
             break;
           case dtype::bf16:
             static_cast<std::uint16_t*>(dst)[i] =
                 float_to_bf16(bf16_to_float(static_cast<const std::uint16_t*>(src)[i]) * static_cast<float>(f));
             break;
-          default: return;  // integers are not perturbed
+          default:
+            return;  // integers are not perturbed
         }
       }
     });
   }
-  std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) override {
+  std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel,
+                                          std::uint64_t seed) override {
     return host_sketch(data, type, numel, seed);
   }
   void set_stream(std::uintptr_t) override {}
@@ -178,7 +184,7 @@ class host_device final : public device {
   double wall_start_ = 0;
   double host_call_ms_ = 0;
   std::vector<std::pair<void*, std::size_t>> mapped_;  // large buffers in use: address, mapped size
-  std::vector<std::pair<void*, std::size_t>> kept_;    // released, kept for reuse until release_cached
+  std::vector<std::pair<void*, std::size_t>> kept_;  // released, kept for reuse until release_cached
 };
 
 }  // namespace

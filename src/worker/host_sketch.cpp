@@ -45,19 +45,27 @@ std::array<double, sketch_width> sketch_chunk(const void* data, dtype type, std:
                                               std::uint64_t seed) {
   auto widen = [](auto v) { return static_cast<double>(v); };
   switch (type) {
-    case dtype::f64: return sketch_chunk<double>(data, begin, end, seed, widen);
-    case dtype::f32: return sketch_chunk<float>(data, begin, end, seed, widen);
-    case dtype::f16: return sketch_chunk<_Float16>(data, begin, end, seed, widen);
+    case dtype::f64:
+      return sketch_chunk<double>(data, begin, end, seed, widen);
+    case dtype::f32:
+      return sketch_chunk<float>(data, begin, end, seed, widen);
+    case dtype::f16:
+      return sketch_chunk<_Float16>(data, begin, end, seed, widen);
     case dtype::bf16:
       return sketch_chunk<std::uint16_t>(data, begin, end, seed, [](std::uint16_t b) {
         return static_cast<double>(std::bit_cast<float>(std::uint32_t{b} << 16));
       });
-    case dtype::i64: return sketch_chunk<std::int64_t>(data, begin, end, seed, widen);
-    case dtype::i32: return sketch_chunk<std::int32_t>(data, begin, end, seed, widen);
-    case dtype::i16: return sketch_chunk<std::int16_t>(data, begin, end, seed, widen);
-    case dtype::i8: return sketch_chunk<std::int8_t>(data, begin, end, seed, widen);
+    case dtype::i64:
+      return sketch_chunk<std::int64_t>(data, begin, end, seed, widen);
+    case dtype::i32:
+      return sketch_chunk<std::int32_t>(data, begin, end, seed, widen);
+    case dtype::i16:
+      return sketch_chunk<std::int16_t>(data, begin, end, seed, widen);
+    case dtype::i8:
+      return sketch_chunk<std::int8_t>(data, begin, end, seed, widen);
     case dtype::u8:
-    case dtype::boolean: return sketch_chunk<std::uint8_t>(data, begin, end, seed, widen);
+    case dtype::boolean:
+      return sketch_chunk<std::uint8_t>(data, begin, end, seed, widen);
   }
   return {};
 }

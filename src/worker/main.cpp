@@ -44,10 +44,11 @@ int main(int argc, char** argv) {
     else if (a == "--payload-out") out_region.fd = std::atoi(argv[i + 1]);
   }
   if (in_fd < 0 || out_fd < 0 || announce_fd < 0) {
-    std::fprintf(stderr,
-                 "headroom-worker is started by `headroom eval` and speaks its protocol over two pipes and\n"
-                 "announces timed calls on a datagram socket;\n"
-                 "usage: headroom-worker --python EXE --in FD --out FD --announce FD [--payload-in FD --payload-out FD]\n");
+    std::fprintf(
+        stderr,
+        "headroom-worker is started by `headroom eval` and speaks its protocol over two pipes and\n"
+        "announces timed calls on a datagram socket;\n"
+        "usage: headroom-worker --python EXE --in FD --out FD --announce FD [--payload-in FD --payload-out FD]\n");
     return 2;
   }
   using namespace headroom::worker;

@@ -50,9 +50,7 @@ struct thread_frames {
 };
 thread_local thread_frames frames;
 
-std::string short_name(const std::string& name) {
-  return name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
-}
+std::string short_name(const std::string& name) { return name.rfind("aten::", 0) == 0 ? name.substr(6) : name; }
 
 // Called with the record's mutex held.
 bool is_composite(record& r, const c10::OperatorName& name) {
@@ -131,8 +129,7 @@ __attribute__((visibility("default"))) int headroom_op_record_arm(void) {
   generation.fetch_add(1, std::memory_order_acq_rel);
   try {
     if (handle == 0)
-      handle = at::addGlobalCallback(
-          at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
+      handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
   } catch (...) {
     return -1;
   }
@@ -159,8 +156,7 @@ __attribute__((visibility("default"))) int headroom_op_record_disarm(void) {
   if (handle != 0) {
     try {
       at::removeCallback(handle);
-    } catch (...) {
-    }
+    } catch (...) {}
     handle = 0;
   }
   record& r = state();

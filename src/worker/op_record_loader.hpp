@@ -9,8 +9,8 @@ namespace headroom::worker {
 
 struct op_record_result {
   std::vector<std::string> dispatched;  // every operator the call dispatched, on any thread
-  std::vector<std::string> outer;      // the outermost kernels (what a Python dispatch mode sees)
-  std::vector<std::string> lost;       // what the record's own checks found switched off
+  std::vector<std::string> outer;  // the outermost kernels (what a Python dispatch mode sees)
+  std::vector<std::string> lost;  // what the record's own checks found switched off
 };
 
 class op_record {

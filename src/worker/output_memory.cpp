@@ -36,14 +36,16 @@ std::string check_output_memory(const std::vector<output_extent>& outputs, const
     if (o.bytes == 0) continue;
     bool logged = o.on_device ? device && device->holds(o.begin, o.bytes) : host.holds(o.begin, o.bytes);
     if (!logged)
-      return fmt::format("output {} ({} bytes at {}) lies in no block the harness's allocator handed out during the "
-                         "call ({} blocks were): memory the candidate mapped or kept itself, an input, or an earlier "
-                         "call's output",
-                         i, o.bytes, o.begin, o.on_device ? (device ? device->logged_blocks() : 0) : host.blocks());
+      return fmt::format(
+          "output {} ({} bytes at {}) lies in no block the harness's allocator handed out during the "
+          "call ({} blocks were): memory the candidate mapped or kept itself, an input, or an earlier "
+          "call's output",
+          i, o.bytes, o.begin, o.on_device ? (device ? device->logged_blocks() : 0) : host.blocks());
     if (!o.on_device && !mapped_read_write(o.begin, o.bytes))
-      return fmt::format("output {} ({} bytes at {}) is not mapped readable and writable: memory that is filled "
-                         "only when first read",
-                         i, o.bytes, o.begin);
+      return fmt::format(
+          "output {} ({} bytes at {}) is not mapped readable and writable: memory that is filled "
+          "only when first read",
+          i, o.bytes, o.begin);
   }
   return {};
 }

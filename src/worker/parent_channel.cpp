@@ -32,9 +32,9 @@ void parent_channel::write_pending() {
 }
 
 simdjson::dom::element parent_channel::ask(simdjson::dom::parser& parser, const char* what, int call) {
-  if (!sandbox::write_message(out_, sandbox::message{fmt::format(R"({{"nonce":{},"ask":"{}","call":{}}})",
-                                                                 util::json_string(nonce_), what, call),
-                                                     {}}))
+  if (!sandbox::write_message(
+          out_, sandbox::message{
+                    fmt::format(R"({{"nonce":{},"ask":"{}","call":{}}})", util::json_string(nonce_), what, call), {}}))
     std::_Exit(4);
   sandbox::read_result r = sandbox::read_message(in_, std::nullopt);
   if (r.status != sandbox::read_status::ok) std::_Exit(r.status == sandbox::read_status::closed ? 0 : 3);

@@ -48,7 +48,8 @@ void problem_setup::hello(simdjson::dom::element req) {
 std::string problem_setup::load_op_record(simdjson::dom::element req) {
   std::string_view path;
   if (req["op_record"].get_string().get(path)) path = "";
-  std::string missing = op_record_.load(std::string(path), [this] { return p_.python.record_probe(); }, "add");
+  std::string missing = op_record_.load(
+      std::string(path), [this] { return p_.python.record_probe(); }, "add");
   if (!missing.empty()) return missing;
   return p_.python.replace_record_switches();
 }
@@ -80,8 +81,8 @@ void problem_setup::load(simdjson::dom::element req) {
   std::string init;
   if (!build_model(req, cls, init)) return;
   take_current_stream();
-  p_.channel.reply(fmt::format(R"("ok":true,"init_inputs":{},"tampered":{})", json_string(init),
-                               p_.python.tampered_json()));
+  p_.channel.reply(
+      fmt::format(R"("ok":true,"init_inputs":{},"tampered":{})", json_string(init), p_.python.tampered_json()));
 }
 
 bool problem_setup::build_model(simdjson::dom::element req, const std::string& cls, std::string& init) {

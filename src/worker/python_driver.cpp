@@ -18,12 +18,29 @@ namespace {
 
 py_ref text(const std::string& s) { return py_ref(PyUnicode_FromString(s.c_str())); }
 
-constexpr const char* driver_functions[] = {
-    "setup",           "import_file",        "init_inputs",       "build_model",      "compile_model",
-    "make_inputs",     "parse_constants",    "to_capsules",       "output_capsules",  "from_capsule",
-    "call",            "noop",               "current_stream",    "count_flops",      "matmul_rate",
-    "guarded_functions", "changed_functions", "describe_exception", "collect",         "record_probe",
-    "record_switches", "replace_everywhere", "warm_up_operator_record"};
+constexpr const char* driver_functions[] = {"setup",
+                                            "import_file",
+                                            "init_inputs",
+                                            "build_model",
+                                            "compile_model",
+                                            "make_inputs",
+                                            "parse_constants",
+                                            "to_capsules",
+                                            "output_capsules",
+                                            "from_capsule",
+                                            "call",
+                                            "noop",
+                                            "current_stream",
+                                            "count_flops",
+                                            "matmul_rate",
+                                            "guarded_functions",
+                                            "changed_functions",
+                                            "describe_exception",
+                                            "collect",
+                                            "record_probe",
+                                            "record_switches",
+                                            "replace_everywhere",
+                                            "warm_up_operator_record"};
 
 }  // namespace
 
@@ -144,8 +161,7 @@ bool python_driver::compile_model(const py_ref& model, py_ref& compiled) {
   return true;
 }
 
-bool python_driver::make_inputs(const py_ref& module, std::int64_t seed, std::int64_t distribution,
-                                made_inputs& made) {
+bool python_driver::make_inputs(const py_ref& module, std::int64_t seed, std::int64_t distribution, made_inputs& made) {
   py_ref seed_arg(PyLong_FromLongLong(seed));
   py_ref dist_arg(PyLong_FromLongLong(distribution));
   py_ref result = call("make_inputs", {module.get(), seed_arg.get(), dist_arg.get()});

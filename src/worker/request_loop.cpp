@@ -24,8 +24,8 @@ request_loop::request_loop(int in_fd, int out_fd, int announce_fd, sandbox::shar
       setup_({dev_, channel_, errors_, python_, allocations_, memory_, problem_}),
       trials_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_,
                setup_.record()}),
-      timing_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_,
-               announce_fd, trace_}),
+      timing_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_, announce_fd,
+               trace_}),
       ceilings_({dev_, channel_, python_, bridge_, sets_, problem_}) {
   channel_.on_reply_over_pending([this] { send_reply(); });
 }

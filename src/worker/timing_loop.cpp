@@ -32,7 +32,7 @@ using util::json_string;
 struct timing_settings {
   stopping_rule rule;
   int warmup = 0;
-  double check_bytes = 0;     // outputs sent back whole, at most about this many bytes
+  double check_bytes = 0;  // outputs sent back whole, at most about this many bytes
   bool check_outputs = false;
   // The CPU this thread runs the timed calls on (paired rounds put both workers on one); -1: any.
   // The pin begins after the warm-up calls: a thread started while pinned would inherit the one CPU
@@ -98,7 +98,11 @@ struct timing_loop::timed_run {
   enum class step { next, done, answered };
 
   timed_run(timing_loop& loop, py_ref model, timing_settings settings)
-      : loop(loop), p(loop.p_), model(std::move(model)), settings(std::move(settings)), hold(this->settings.hold),
+      : loop(loop),
+        p(loop.p_),
+        model(std::move(model)),
+        settings(std::move(settings)),
+        hold(this->settings.hold),
         warm_calls(this->settings.warmup) {}
 
   void run();
@@ -298,7 +302,8 @@ bool timing_loop::timed_run::copy_outputs(int i, std::size_t set, const py_ref& 
 void timing_loop::timed_run::answer() {
   record::timing_summary s = samples.summarize(empty);
   if (p.trace)
-    std::fprintf(stderr, "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
+    std::fprintf(stderr,
+                 "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
                  warm_calls, s.samples, faulted_samples, s.median_ms);
   p.channel.reply(
       fmt::format(

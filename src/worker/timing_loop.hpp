@@ -39,7 +39,7 @@ class timing_loop {
     request_memory& memory;
     loaded_problem& problem;
     int announce;  // each timed call's start and end, one stamped datagram each (announcements.hpp)
-    bool trace;    // HEADROOM_WORKER_TRACE
+    bool trace;  // HEADROOM_WORKER_TRACE
   };
   explicit timing_loop(const parts& p) : p_(p) {}
 

@@ -47,7 +47,7 @@ class timing_sets {
   const std::unique_ptr<device>& dev_;
   parent_channel& channel_;
   request_memory& memory_;
-  std::vector<std::vector<meta>> metas_;      // one per set
+  std::vector<std::vector<meta>> metas_;  // one per set
   std::vector<std::vector<std::byte>> bytes_;  // one buffer per set
 };
 

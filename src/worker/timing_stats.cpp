@@ -28,9 +28,7 @@ void sample_set::add(const timing_sample& s) {
   hosts_.push_back(s.host_ms);
 }
 
-bool sample_set::host_bound() const {
-  return held_ && !hosts_.empty() && median_of(hosts_) > median_of(events_);
-}
+bool sample_set::host_bound() const { return held_ && !hosts_.empty() && median_of(hosts_) > median_of(events_); }
 
 double sample_set::rel_spread() const { return median_rel_error(costs()); }
 
@@ -78,7 +76,8 @@ record::timing_summary sample_set::summarize(const empty_call& empty) const {
     // Each call costs until the device is done with it: its time plus its own tail (and, held, no
     // less than its dispatch).
     std::vector<double> until_done(events_.size());
-    for (std::size_t i = 0; i < events_.size(); ++i) until_done[i] = events_[i] + std::max(0.0, tails_[i] - empty.tail_ms);
+    for (std::size_t i = 0; i < events_.size(); ++i)
+      until_done[i] = events_[i] + std::max(0.0, tails_[i] - empty.tail_ms);
     s.score_ms = median_of(until_done);
     s.device_cost_ms = s.score_ms;
     if (held_) s.score_ms = std::max(s.score_ms, s.host_median_ms);

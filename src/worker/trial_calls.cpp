@@ -148,8 +148,7 @@ std::string trial_calls::mutated(const std::vector<meta>& metas, const built_inp
   return mutated;
 }
 
-void trial_calls::answer(simdjson::dom::element req, const made_call& made, const std::string& mutated,
-                         phase& trace) {
+void trial_calls::answer(simdjson::dom::element req, const made_call& made, const std::string& mutated, phase& trace) {
   py_ref outputs = python_driver::outputs_of(made.result);
   // ops: every operator the call dispatched; outer_ops: the outermost kernels (the reference's
   // side of torch_fallback). The Python record sees only the latter, so it gives one list twice.
@@ -163,9 +162,9 @@ void trial_calls::answer(simdjson::dom::element req, const made_call& made, cons
   std::vector<std::string> record_off = record_switch_calls();
   for (std::string& r : record_off) r += " called";
   if (made.recorded) record_off.insert(record_off.end(), made.recorded->lost.begin(), made.recorded->lost.end());
-  std::string common = fmt::format(
-      R"("mutated":[{}],"threads_added":{},"tampered":{},"ops":{},"outer_ops":{},"record_off":{})", mutated,
-      made.threads_added, p_.python.tampered_json(), ops_json, outer_json, names_json(record_off));
+  std::string common =
+      fmt::format(R"("mutated":[{}],"threads_added":{},"tampered":{},"ops":{},"outer_ops":{},"record_off":{})", mutated,
+                  made.threads_added, p_.python.tampered_json(), ops_json, outer_json, names_json(record_off));
   if (auto invalid = python_driver::invalid_outputs(outputs))
     return p_.channel.reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(*invalid), common));
   if (p_.problem.check_memory) {

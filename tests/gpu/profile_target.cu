@@ -27,13 +27,13 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
+#define CHECK(x)                                                                           \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
       std::fprintf(stderr, "profile_target: %s failed: %s\n", #x, cudaGetErrorString(e_)); \
-      return 1;                                                                           \
-    }                                                                                     \
+      return 1;                                                                            \
+    }                                                                                      \
   } while (0)
 
 // Spins for at least `ns` nanoseconds of device time; __nanosleep alone may return early.
@@ -47,9 +47,18 @@ __device__ void spin_for(unsigned long long ns) {
   }
 }
 
-__global__ void headroom_test_a_kernel(int* out) { spin_for(50'000); if (threadIdx.x == 0) atomicAdd(out, 1); }
-__global__ void headroom_test_b_kernel(int* out) { spin_for(50'000); if (threadIdx.x == 0) atomicAdd(out + 1, 1); }
-__global__ void headroom_test_graph_kernel(int* out) { spin_for(10'000); if (threadIdx.x == 0) atomicAdd(out + 2, 1); }
+__global__ void headroom_test_a_kernel(int* out) {
+  spin_for(50'000);
+  if (threadIdx.x == 0) atomicAdd(out, 1);
+}
+__global__ void headroom_test_b_kernel(int* out) {
+  spin_for(50'000);
+  if (threadIdx.x == 0) atomicAdd(out + 1, 1);
+}
+__global__ void headroom_test_graph_kernel(int* out) {
+  spin_for(10'000);
+  if (threadIdx.x == 0) atomicAdd(out + 2, 1);
+}
 
 // Two ranks, each a fresh process running the normal workload; HEADROOM_TEST_RANK picks its GPU.
 int run_ranks(const char* self) {
@@ -122,10 +131,14 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&mc, n * n * sizeof(float)));
   // The inputs' values do not matter (the test counts kernels); no memset, so exactly one is recorded.
   cublasHandle_t handle;
-  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) { std::fprintf(stderr, "profile_target: cublasCreate failed\n"); return 1; }
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "profile_target: cublasCreate failed\n");
+    return 1;
+  }
   cublasSetStream(handle, a);
   const float one = 1.f, zero = 0.f;
-  if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, ma, n, mb, n, &zero, mc, n) != CUBLAS_STATUS_SUCCESS) {
+  if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, ma, n, mb, n, &zero, mc, n) !=
+      CUBLAS_STATUS_SUCCESS) {
     std::fprintf(stderr, "profile_target: cublasSgemm failed\n");
     return 1;
   }

@@ -55,16 +55,17 @@ int run_analyze(const analyze_args& a) {
   return 0;
 }
 
-const command_registration registration{{"analyze", 20, [](CLI::App& app) -> std::function<int()> {
-  auto args = std::make_shared<analyze_args>();
-  auto* sub = app.add_subcommand("analyze", "Report the addressable fraction of a trace's wall clock");
-  sub->description(analyze_help);
-  add_trace_options(sub, *args);
-  sub->add_option("--top", args->top, "how many kernels to list (default 15)");
-  auto* json = sub->add_flag("--json", args->json, "JSON output (docs/analysis-json.md)");
-  sub->add_flag("--csv", args->csv, "CSV output: one row per timeline and class")->excludes(json);
-  return [args] { return run_analyze(*args); };
-}}};
+const command_registration registration{
+    {"analyze", 20, [](CLI::App& app) -> std::function<int()> {
+       auto args = std::make_shared<analyze_args>();
+       auto* sub = app.add_subcommand("analyze", "Report the addressable fraction of a trace's wall clock");
+       sub->description(analyze_help);
+       add_trace_options(sub, *args);
+       sub->add_option("--top", args->top, "how many kernels to list (default 15)");
+       auto* json = sub->add_flag("--json", args->json, "JSON output (docs/analysis-json.md)");
+       sub->add_flag("--csv", args->csv, "CSV output: one row per timeline and class")->excludes(json);
+       return [args] { return run_analyze(*args); };
+     }}};
 
 }  // namespace
 }  // namespace headroom::cli

@@ -46,7 +46,8 @@ int run_audit(audit_args& a) {
 const command_registration registration{command{
     "audit", 45, [](CLI::App& app) -> std::function<int()> {
       auto a = std::make_shared<audit_args>();
-      auto* sub = app.add_subcommand("audit", "Prove that each problem's check rejects zeros, a constant, the mean and the input");
+      auto* sub = app.add_subcommand(
+          "audit", "Prove that each problem's check rejects zeros, a constant, the mean and the input");
       sub->description(
           "Prove that each problem's check rejects zeros, a constant, the mean and the input.\n\n"
           "Runs only the reference (no candidate) on every trial's inputs and checks four fake outputs against it:\n"

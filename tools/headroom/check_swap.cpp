@@ -69,7 +69,8 @@ std::string resolve(const std::string& rule, const check_swap_args& a, std::vect
   if (eq == std::string::npos || eq + 1 >= rule.size() || rule[eq + 1] != '@') return rule;
   const std::string problem = rule.substr(eq + 2);
   if (a.results.empty()) {
-    throw input_error(fmt::format("'{}': a speedup written @PROBLEM is read from --results (a store of headroom eval)", rule));
+    throw input_error(
+        fmt::format("'{}': a speedup written @PROBLEM is read from --results (a store of headroom eval)", rule));
   }
   std::optional<std::string> source;
   if (!a.source.empty()) source = a.source;
@@ -84,8 +85,8 @@ std::string resolve(const std::string& rule, const check_swap_args& a, std::vect
     }
   }
   if (!found) throw input_error(fmt::format("'{}': {}", rule, why));
-  read.push_back(fmt::format("{}: {:.4f}x, {} by {} ({})", rule.substr(0, eq), found->speedup, found->problem, found->source,
-                             found->started_at));
+  read.push_back(fmt::format("{}: {:.4f}x, {} by {} ({})", rule.substr(0, eq), found->speedup, found->problem,
+                             found->source, found->started_at));
   return fmt::format("{}={:.17g}", rule.substr(0, eq), found->speedup);
 }
 
@@ -132,36 +133,44 @@ int run_check_swap(const check_swap_args& a) {
   return 0;
 }
 
-const command_registration registration{{"check-swap", 42, [](CLI::App& app) -> std::function<int()> {
-  auto args = std::make_shared<check_swap_args>();
-  auto* sub = app.add_subcommand("check-swap", "Check a kernel swap: measured before and after, against its projection");
-  sub->description(check_swap_help);
-  add_trace_options(sub, *args);
-  sub->add_option("--after", args->after, "the trace after the swap (one file per rank); repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('Gelu.*=1.1', 'Gelu=@PROBLEM')")
-      ->allow_extra_args(false);
-  sub->add_option("--range", args->ranges,
-                  "REGEX=SPEEDUP: the kernels launched inside host ranges (NVTX, record_function) of that name; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (embedding=2)")->allow_extra_args(false);
-  sub->add_option("--host-range", args->host_ranges,
-                  "REGEX=SPEEDUP: the host's own time of the calls inside host ranges of that name (between them and "
-                  "their durations, not their waits for the device) divided by SPEEDUP in the replay; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--speedup", args->speedup, "speedup of the addressable kernels no other rule takes");
-  sub->add_option("--results", args->results,
-                  "a results store of headroom eval (a file or a postgresql:// URL) that @PROBLEM speedups are read from; "
-                  "repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--source", args->source, "with --results: only evaluations of this source (model configuration)");
-  sub->add_flag("--json", args->json, "JSON output (docs/analysis-json.md, \"Swap check\")");
-  sub->add_option("--section", args->section,
-                  "also write the check as a report section to FILE (headroom report --section FILE)");
-  sub->add_option("--section-title", args->section_title, "the section's title (default: Swap check)");
-  sub->add_option("--workload", args->workload, "the report workload the section goes under (default: the end)");
-  return [args] { return run_check_swap(*args); };
-}}};
+const command_registration registration{
+    {"check-swap", 42, [](CLI::App& app) -> std::function<int()> {
+       auto args = std::make_shared<check_swap_args>();
+       auto* sub =
+           app.add_subcommand("check-swap", "Check a kernel swap: measured before and after, against its projection");
+       sub->description(check_swap_help);
+       add_trace_options(sub, *args);
+       sub->add_option("--after", args->after, "the trace after the swap (one file per rank); repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--kernel", args->kernels,
+                       "REGEX=SPEEDUP over kernel names, repeatable ('Gelu.*=1.1', 'Gelu=@PROBLEM')")
+           ->allow_extra_args(false);
+       sub->add_option(
+              "--range", args->ranges,
+              "REGEX=SPEEDUP: the kernels launched inside host ranges (NVTX, record_function) of that name; repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (embedding=2)")
+           ->allow_extra_args(false);
+       sub->add_option(
+              "--host-range", args->host_ranges,
+              "REGEX=SPEEDUP: the host's own time of the calls inside host ranges of that name (between them and "
+              "their durations, not their waits for the device) divided by SPEEDUP in the replay; repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--speedup", args->speedup, "speedup of the addressable kernels no other rule takes");
+       sub->add_option(
+              "--results", args->results,
+              "a results store of headroom eval (a file or a postgresql:// URL) that @PROBLEM speedups are read from; "
+              "repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--source", args->source,
+                       "with --results: only evaluations of this source (model configuration)");
+       sub->add_flag("--json", args->json, "JSON output (docs/analysis-json.md, \"Swap check\")");
+       sub->add_option("--section", args->section,
+                       "also write the check as a report section to FILE (headroom report --section FILE)");
+       sub->add_option("--section-title", args->section_title, "the section's title (default: Swap check)");
+       sub->add_option("--workload", args->workload, "the report workload the section goes under (default: the end)");
+       return [args] { return run_check_swap(*args); };
+     }}};
 
 }  // namespace
 }  // namespace headroom::cli

@@ -49,7 +49,8 @@ eval::eval_options::shard_spec parse_shard(const std::string& text) {
 int run_eval(eval_args& a) {
   finish_eval_options(a.common);
   if (!a.shard.empty()) a.common.options.shard = parse_shard(a.shard);
-  if (!(a.common.options.lease_s >= 3)) throw input_error("--lease: at least 3 seconds (the heartbeat renews every third)");
+  if (!(a.common.options.lease_s >= 3))
+    throw input_error("--lease: at least 3 seconds (the heartbeat renews every third)");
   store::results_store store(a.common.db);
   std::vector<eval::eval_job> jobs;
   std::vector<eval::suite_case> cases;
@@ -72,10 +73,10 @@ int run_eval(eval_args& a) {
       throw input_error("nothing to evaluate: give --candidates, --reference-as-candidate or --suite");
   }
   if (jobs.empty()) throw input_error("nothing to evaluate");
-  auto results = eval::run_evaluations(
-      jobs, store, a.common.options, [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-        fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
-      });
+  auto results = eval::run_evaluations(jobs, store, a.common.options,
+                                       [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
+                                         fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
+                                       });
   if (!cases.empty()) {
     const auto outcomes = eval::judge_cases(cases, results);
     report::write_suite_outcomes(std::cout, outcomes);
@@ -105,10 +106,12 @@ const command_registration registration{command{
           "docs/scale.md has a Slurm script and a Kubernetes manifest.");
       sub->add_option("problems", a->problems, "Problem files or folders");
       sub->add_option("--candidates", a->candidates, "Candidate files or folders (a KernelBench runs folder as it is)");
-      sub->add_option("--source", a->source, "The model configuration that wrote the candidates (default: their folder name)");
+      sub->add_option("--source", a->source,
+                      "The model configuration that wrote the candidates (default: their folder name)");
       sub->add_flag("--reference-as-candidate", a->reference, "Also evaluate each problem's own Model as a candidate");
-      sub->add_option("--suite", a->suite, "A suite manifest with expected verdicts (suites/adversarial/manifest.toml); "
-                                           "exit status 1 when any case gets another verdict");
+      sub->add_option("--suite", a->suite,
+                      "A suite manifest with expected verdicts (suites/adversarial/manifest.toml); "
+                      "exit status 1 when any case gets another verdict");
       sub->add_option("--db", a->common.db,
                       "Results store: a SQLite file (default results.sqlite) or a PostgreSQL URL "
                       "(postgresql://user@host:5432/db) that other processes may share");

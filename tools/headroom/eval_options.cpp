@@ -17,11 +17,13 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   auto& o = e.options;
   o.device = "auto";
   sub->add_option("--device", o.device, "cpu, cuda (every visible GPU, one worker each), cuda:N, or auto (default)");
-  sub->add_option("--python", o.python,
-                  "The Python whose environment holds PyTorch; the worker embeds it (default $HEADROOM_PYTHON, else the "
-                  "interpreter headroom was built against)");
+  sub->add_option(
+      "--python", o.python,
+      "The Python whose environment holds PyTorch; the worker embeds it (default $HEADROOM_PYTHON, else the "
+      "interpreter headroom was built against)");
   o.cache = ".headroom-cache";
-  sub->add_option("--cache", o.cache, "Build folders (one per candidate hash) and worker logs (default .headroom-cache)");
+  sub->add_option("--cache", o.cache,
+                  "Build folders (one per candidate hash) and worker logs (default .headroom-cache)");
   sub->add_flag("!--no-sandbox", o.sandbox,
                 "Run candidates without isolation (only for code you trust, on a machine that cannot sandbox: "
                 "`headroom-sandbox --check` says why). By default every candidate process runs in its own pid, mount, "
@@ -30,7 +32,8 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_option("--sandbox-bind", o.sandbox_binds,
                   "A host folder candidates may read (repeatable), beyond the system, the Python environment and "
                   "their own files");
-  sub->add_option("--trials", o.trials, "Correctness trials: seeds and input distributions (default 4)")->check(CLI::Range(1, 64));
+  sub->add_option("--trials", o.trials, "Correctness trials: seeds and input distributions (default 4)")
+      ->check(CLI::Range(1, 64));
   sub->add_option("--seed", o.seed, "Run seed (default: random, so no candidate can predict its inputs)");
   sub->add_option("--memory-budget", e.memory_budget_gib,
                   "GiB of host memory one problem's evaluation may hold, this process and its workers together "
@@ -57,15 +60,16 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing) {
   sub->add_flag("!--no-hold", o.hold_launches,
                 "CUDA: time each call with its host dispatch included (as KernelBench does) instead of holding its "
                 "launches until it returns and timing device work only");
-  sub->add_option("--paired-rounds", o.paired_rounds,
-                  "When the host's speed can set the outcome (a call timed with its dispatch, or whose dispatch takes at "
-                  "least half its device time), time the candidate and the reference's worker again in this many "
-                  "short turns each, one after the other on one CPU, alternating which goes first. Held turns compare "
-                  "each side's median device cost and least host time; turns timed with their dispatch, the geometric "
-                  "mean of the two orders' median ratios. On the CPU the two workers' calls alternate one by one "
-                  "instead, for --max-time and at least this many times --min-samples calls a side, and each call is "
-                  "compared with its neighbours on the other side (docs/eval.md, \"Alternating calls\"). Default 6; 0: "
-                  "never")
+  sub->add_option(
+         "--paired-rounds", o.paired_rounds,
+         "When the host's speed can set the outcome (a call timed with its dispatch, or whose dispatch takes at "
+         "least half its device time), time the candidate and the reference's worker again in this many "
+         "short turns each, one after the other on one CPU, alternating which goes first. Held turns compare "
+         "each side's median device cost and least host time; turns timed with their dispatch, the geometric "
+         "mean of the two orders' median ratios. On the CPU the two workers' calls alternate one by one "
+         "instead, for --max-time and at least this many times --min-samples calls a side, and each call is "
+         "compared with its neighbours on the other side (docs/eval.md, \"Alternating calls\"). Default 6; 0: "
+         "never")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--min-samples", o.min_samples, "Fewest timed samples (default 10)");
   sub->add_option("--max-samples", o.max_samples, "Most timed samples (default 2000)");
@@ -115,9 +119,10 @@ void finish_eval_options(eval_cli& e) {
   if (const char* w = std::getenv("HEADROOM_WORKER"); w && *w) o.worker = w;
   else o.worker = bin / "headroom-worker";
   if (!std::filesystem::is_regular_file(o.worker, ec))
-    throw input_error(fmt::format("{} not found: this headroom was built without an embeddable Python "
-                                  "(install libpython3-dev and rebuild), or set HEADROOM_WORKER",
-                                  o.worker.string()));
+    throw input_error(
+        fmt::format("{} not found: this headroom was built without an embeddable Python "
+                    "(install libpython3-dev and rebuild), or set HEADROOM_WORKER",
+                    o.worker.string()));
   if (const char* sb = std::getenv("HEADROOM_SANDBOX"); sb && *sb) o.sandbox_exe = sb;
   else o.sandbox_exe = bin / "headroom-sandbox";
   if (o.sandbox && !std::filesystem::is_regular_file(o.sandbox_exe, ec))

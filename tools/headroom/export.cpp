@@ -38,7 +38,8 @@ const command_registration registration{command{
           "each kernel carries its classification (category, provenance, whether it is addressable,\n"
           "the rule that matched) and is coloured by provenance.");
       add_inputs_options(sub, *args);
-      sub->add_option("-o,--output", args->output, "JSON file to write (replaced whole or not at all; never one of the inputs)")
+      sub->add_option("-o,--output", args->output,
+                      "JSON file to write (replaced whole or not at all; never one of the inputs)")
           ->required();
       sub->add_option("--rules", args->rules, "Extra classification rules (TOML); tried before the built-in ones")
           ->expected(1)

@@ -30,7 +30,8 @@ struct generate_args {
   bool db_given = false;
 };
 
-constexpr const char* generate_help = R"(Ask model endpoints for kernel candidates and write them as KernelBench runs folders.
+constexpr const char* generate_help =
+    R"(Ask model endpoints for kernel candidates and write them as KernelBench runs folders.
 
 For every model configuration in MODELS.toml (an OpenAI-compatible endpoint: vLLM, SGLang, llama.cpp's
 server or a hosted API) and every problem, asks for `samples` candidates through /chat/completions,
@@ -94,30 +95,34 @@ int run_generate(generate_args& a) {
                                    fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
                                  });
   };
-  const auto summary = generate::run_generation(configs, problems, options, evaluate, [](const generate::progress_event& e) {
-    fmt::print(stderr, "{}\n", generate::progress_line(e));
-  });
+  const auto summary = generate::run_generation(
+      configs, problems, options, evaluate,
+      [](const generate::progress_event& e) { fmt::print(stderr, "{}\n", generate::progress_line(e)); });
 
   for (const auto& p : summary.log_problems) fmt::print(stderr, "headroom generate: {}\n", p);
-  fmt::print(stderr,
-             "{} request(s) asked ({} attempt(s)), {} found done by an earlier run: {} candidate(s), {} answer(s) without "
-             "code, {} failed, {} skipped; {} tokens in, {} out{}\n",
-             summary.asked, summary.attempts, summary.resumed, summary.candidates, summary.no_code, summary.failed,
-             summary.skipped, summary.tokens_in, summary.tokens_out,
-             summary.cost > 0 ? fmt::format(", cost {:.4f}", summary.cost) : "");
-  fmt::print(stderr, "runs in {}, log in {}\n", options.runs_dir.string(), (options.runs_dir / "generate.jsonl").string());
+  fmt::print(
+      stderr,
+      "{} request(s) asked ({} attempt(s)), {} found done by an earlier run: {} candidate(s), {} answer(s) without "
+      "code, {} failed, {} skipped; {} tokens in, {} out{}\n",
+      summary.asked, summary.attempts, summary.resumed, summary.candidates, summary.no_code, summary.failed,
+      summary.skipped, summary.tokens_in, summary.tokens_out,
+      summary.cost > 0 ? fmt::format(", cost {:.4f}", summary.cost) : "");
+  fmt::print(stderr, "runs in {}, log in {}\n", options.runs_dir.string(),
+             (options.runs_dir / "generate.jsonl").string());
   for (const auto& e : summary.failed_endpoints) fmt::print(stderr, "headroom generate: endpoint failed: {}\n", e);
   if (summary.failed > 0 || summary.skipped > 0)
-    throw input_error(fmt::format("{} request(s) failed and {} were not sent (the lines above and the log say why); run the same command "
-                                  "again to ask for them",
-                                  summary.failed, summary.skipped));
+    throw input_error(fmt::format(
+        "{} request(s) failed and {} were not sent (the lines above and the log say why); run the same command "
+        "again to ask for them",
+        summary.failed, summary.skipped));
   return 0;
 }
 
 const command_registration registration{command{
     "generate", 35, [](CLI::App& app) -> std::function<int()> {
       auto a = std::make_shared<generate_args>();
-      auto* sub = app.add_subcommand("generate", "Ask model endpoints for kernel candidates (KernelBench runs folders)");
+      auto* sub =
+          app.add_subcommand("generate", "Ask model endpoints for kernel candidates (KernelBench runs folders)");
       sub->description(generate_help);
       sub->add_option("problems", a->problems, "Problem files or folders (KernelBench format)")->required();
       sub->add_option("--models", a->models, "The model configurations: a TOML file (docs/generate.md)")->required();
@@ -126,12 +131,15 @@ const command_registration registration{command{
       sub->add_option("--only", a->only, "Only these configurations (names, comma-separated)")->delimiter(',');
       sub->add_option("--turns", a->turns, "Turns per sample for every configuration (default: each one's `turns`)")
           ->check(CLI::Range(1, 100));
-      sub->add_option("--samples", a->samples, "Samples per problem for every configuration (default: each one's `samples`)")
+      sub->add_option("--samples", a->samples,
+                      "Samples per problem for every configuration (default: each one's `samples`)")
           ->check(CLI::Range(1, 10000));
-      sub->add_option("--backoff", a->backoff_s,
-                      "Seconds before the first retry when the server sends no Retry-After; doubled each time (default 1)")
+      sub->add_option(
+             "--backoff", a->backoff_s,
+             "Seconds before the first retry when the server sends no Retry-After; doubled each time (default 1)")
           ->check(CLI::Range(0.0, 600.0));
-      sub->add_option("--db", a->common.db, "Results store for the evaluations further turns are shown (default RUNS_DIR/results.sqlite)")
+      sub->add_option("--db", a->common.db,
+                      "Results store for the evaluations further turns are shown (default RUNS_DIR/results.sqlite)")
           ->each([a](const std::string&) { a->db_given = true; });
       add_eval_options(sub, a->common, true);
       return [a] { return run_generate(*a); };

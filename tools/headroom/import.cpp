@@ -46,7 +46,8 @@ const command_registration registration{command{
           "faster than the original. Several files (one per rank, say) become one store with one\n"
           "process entry per traced process.");
       add_inputs_options(sub, *args);
-      sub->add_option("-o,--output", args->output, "Store to write (replaced whole or not at all; never one of the inputs)")
+      sub->add_option("-o,--output", args->output,
+                      "Store to write (replaced whole or not at all; never one of the inputs)")
           ->required();
       sub->add_flag("--no-api-calls", args->no_api_calls, "Leave out CUDA runtime and driver calls");
       sub->add_flag("--no-ranges", args->no_ranges, "Leave out annotations, NVTX ranges and marks");

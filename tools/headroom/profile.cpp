@@ -14,7 +14,8 @@ const command_registration registration{command{
     "profile", 10, [](CLI::App& app) -> std::function<int()> {
       auto args = std::make_shared<profile::profile_options>();
       auto no_nvtx = std::make_shared<bool>(false);
-      auto* sub = app.add_subcommand("profile", "Run a CUDA program under the headroom profiler and write a trace store");
+      auto* sub =
+          app.add_subcommand("profile", "Run a CUDA program under the headroom profiler and write a trace store");
       sub->description(
           "Run a CUDA program under the headroom profiler and write a trace store.\n\n"
           "Runs CMD with the headroom CUPTI injection library loaded into every CUDA process it starts\n"
@@ -27,8 +28,9 @@ const command_registration registration{command{
           "The exit status is CMD's (128+N when it died of signal N; 127 when it could not be run).\n"
           "SIGINT, SIGTERM and SIGHUP sent to headroom are passed on to CMD's process group.");
       sub->add_option("-o,--output", args->output, "Trace store to write (default headroom-YYYYmmdd-HHMMSS.sqlite)");
-      sub->add_option("--kinds", args->kinds,
-                      "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync (default all)");
+      sub->add_option(
+          "--kinds", args->kinds,
+          "What to record, a comma list of kernel,memcpy,memset,runtime,driver,nvtx,overhead,sync (default all)");
       sub->add_option("--api", args->api,
                       "launches (default): every CUDA runtime and driver call except the queries that put no work on\n"
                       "a device (cudaGetDevice, cudaGetLastError, cudaStreamIsCapturing, cuCtxGetCurrent...), which\n"
@@ -45,7 +47,8 @@ const command_registration registration{command{
                       "as if never profiled (CUPTI left attached after tracing API calls slows a program by about\n"
                       "1%, bench/RESULTS.md)")
           ->check(CLI::IsMember({"repeat", "stop"}));
-      sub->add_flag("--no-nvtx", *no_nvtx, "Do not route NVTX ranges to the profiler (NVTX_INJECTION64_PATH is left unset)");
+      sub->add_flag("--no-nvtx", *no_nvtx,
+                    "Do not route NVTX ranges to the profiler (NVTX_INJECTION64_PATH is left unset)");
       sub->add_flag("--keep-streams", args->keep_streams,
                     "Keep the per-process event streams (FILE.streams.XXXXXX/<pid>.hrs) after merging");
       sub->add_option("command", args->command, "The command and its arguments, after --")->required();

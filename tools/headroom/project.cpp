@@ -63,7 +63,8 @@ Examples:
   headroom project trace.json.gz --speedups data/results/published-figures.csv)";
 
 // The projection as JSON or a console table, made the output's content.
-template <class Projection> int write_projection(util::output_file& file, const Projection& p, bool json) {
+template <class Projection>
+int write_projection(util::output_file& file, const Projection& p, bool json) {
   if (json) {
     report::write_json(file.stream(), p);
   } else {
@@ -74,8 +75,10 @@ template <class Projection> int write_projection(util::output_file& file, const 
 }
 
 int run_measured(const project_args& a) {
-  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty() || !a.ranges.empty() || !a.host_ranges.empty()) {
-    throw input_error("--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
+  if (!a.speedup.empty() || !a.categories.empty() || !a.kernels.empty() || !a.ranges.empty() ||
+      !a.host_ranges.empty()) {
+    throw input_error(
+        "--results and --speedups join measured speedups; --speedup, --category and --kernel say them: use one or the other");
   }
   const auto sources = project::read_sources(
       {a.results, a.speedups, a.problem_categories, a.source.empty() ? std::nullopt : std::optional(a.source)});
@@ -88,8 +91,8 @@ int run_measured(const project_args& a) {
   util::output_file file(a.output, inputs);
   trace::read_options read;
   read.launch_pairs_for_json = true;
-  return write_projection(file, project::project_measured(read_inputs(a, read), classifier, to_analyze_options(a), sources, jo),
-                          a.json);
+  return write_projection(
+      file, project::project_measured(read_inputs(a, read), classifier, to_analyze_options(a), sources, jo), a.json);
 }
 
 int run_project(const project_args& a) {
@@ -124,34 +127,44 @@ int run_project(const project_args& a) {
   return write_projection(file, project::project_amdahl(read_inputs(a, read), classifier, o, rules), a.json);
 }
 
-const command_registration registration{{"project", 40, [](CLI::App& app) -> std::function<int()> {
-  auto args = std::make_shared<project_args>();
-  auto* sub = app.add_subcommand("project", "Project what faster kernels buy end to end (Amdahl)");
-  sub->description(project_help);
-  add_trace_options(sub, *args);
-  sub->add_option("--speedup", args->speedup,
-                  "speedup of the addressable kernels not taken by another part (1.5, or inf; default inf: the ceiling)")
-      ->allow_extra_args(false);
-  sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (gemm=1.5)")->allow_extra_args(false);
-  sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('triton_.*=2')")
-      ->allow_extra_args(false);
-  sub->add_option("--range", args->ranges,
-                  "REGEX=SPEEDUP: the kernels launched inside host ranges (NVTX, record_function) of that name; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--results", args->results, "a results store written by headroom eval (a file or a postgresql:// URL): join its measured speedups; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--speedups", args->speedups, "a CSV of published figures or of a distribution (docs/method.md); repeatable")
-      ->allow_extra_args(false);
-  add_join_options(sub, *args);
-  sub->add_flag("--json", args->json, "JSON output");
-  sub->add_option("--host-range", args->host_ranges,
-                  "REGEX=SPEEDUP, with --replay: the host's own time of the calls inside host ranges of that name "
-                  "(between them and their durations, not their waits for the device) divided by SPEEDUP; repeatable");
-  sub->add_flag("--replay", args->replay, "also replay each step with the kernels shrunk (launches, streams, synchronisations)");
-  sub->add_option("--replay-trace", args->replay_trace,
-                  "with --replay: write the measured and the replayed (shrunk) timelines to FILE as Chrome/Perfetto JSON");
-  return [args] { return run_project(*args); };
-}}};
+const command_registration registration{
+    {"project", 40, [](CLI::App& app) -> std::function<int()> {
+       auto args = std::make_shared<project_args>();
+       auto* sub = app.add_subcommand("project", "Project what faster kernels buy end to end (Amdahl)");
+       sub->description(project_help);
+       add_trace_options(sub, *args);
+       sub->add_option(
+              "--speedup", args->speedup,
+              "speedup of the addressable kernels not taken by another part (1.5, or inf; default inf: the ceiling)")
+           ->allow_extra_args(false);
+       sub->add_option("--category", args->categories, "CATEGORY=SPEEDUP, repeatable (gemm=1.5)")
+           ->allow_extra_args(false);
+       sub->add_option("--kernel", args->kernels, "REGEX=SPEEDUP over kernel names, repeatable ('triton_.*=2')")
+           ->allow_extra_args(false);
+       sub->add_option(
+              "--range", args->ranges,
+              "REGEX=SPEEDUP: the kernels launched inside host ranges (NVTX, record_function) of that name; repeatable")
+           ->allow_extra_args(false);
+       sub->add_option(
+              "--results", args->results,
+              "a results store written by headroom eval (a file or a postgresql:// URL): join its measured speedups; repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--speedups", args->speedups,
+                       "a CSV of published figures or of a distribution (docs/method.md); repeatable")
+           ->allow_extra_args(false);
+       add_join_options(sub, *args);
+       sub->add_flag("--json", args->json, "JSON output");
+       sub->add_option(
+           "--host-range", args->host_ranges,
+           "REGEX=SPEEDUP, with --replay: the host's own time of the calls inside host ranges of that name "
+           "(between them and their durations, not their waits for the device) divided by SPEEDUP; repeatable");
+       sub->add_flag("--replay", args->replay,
+                     "also replay each step with the kernels shrunk (launches, streams, synchronisations)");
+       sub->add_option(
+           "--replay-trace", args->replay_trace,
+           "with --replay: write the measured and the replayed (shrunk) timelines to FILE as Chrome/Perfetto JSON");
+       return [args] { return run_project(*args); };
+     }}};
 
 }  // namespace
 }  // namespace headroom::cli

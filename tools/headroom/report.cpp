@@ -19,7 +19,8 @@ struct report_args : trace_args, join_args {
   bool markdown = false;
 };
 
-constexpr const char* report_help = R"(Write a report of workloads, measured kernel speedups and what they buy, for a reader.
+constexpr const char* report_help =
+    R"(Write a report of workloads, measured kernel speedups and what they buy, for a reader.
 HTML with inline SVG (no script, nothing from the network: it opens from disk and prints), or
 Markdown with the plots as SVG files beside it.
 
@@ -40,7 +41,8 @@ Examples:
   headroom report train.json.gz postgresql://eval@db-host/kb -o report.html)";
 
 int run_report(const report_args& a) {
-  if (a.output.empty()) throw input_error("-o FILE is required: the report is one file (plots beside it with --markdown)");
+  if (a.output.empty())
+    throw input_error("-o FILE is required: the report is one file (plots beside it with --markdown)");
   const auto started = std::chrono::steady_clock::now();
   report::build_options o;
   o.title = a.title;
@@ -57,27 +59,34 @@ int run_report(const report_args& a) {
   const std::filesystem::path out_path(a.output);
   auto inputs = a.traces;
   inputs.insert(inputs.end(), a.sections.begin(), a.sections.end());
-  report::write_report_file(doc, out_path, a.markdown ? report::report_format::markdown : report::report_format::html, inputs);
+  report::write_report_file(doc, out_path, a.markdown ? report::report_format::markdown : report::report_format::html,
+                            inputs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  fmt::print(stderr, "headroom report: wrote {} ({} workload{}, {} results source{}, {:.1f} KiB) in {:.2f} s\n", a.output,
-             doc.workloads.size(), doc.workloads.size() == 1 ? "" : "s", doc.sources.size(), doc.sources.size() == 1 ? "" : "s",
-             static_cast<double>(std::filesystem::file_size(out_path)) / 1024.0, seconds);
+  fmt::print(stderr, "headroom report: wrote {} ({} workload{}, {} results source{}, {:.1f} KiB) in {:.2f} s\n",
+             a.output, doc.workloads.size(), doc.workloads.size() == 1 ? "" : "s", doc.sources.size(),
+             doc.sources.size() == 1 ? "" : "s", static_cast<double>(std::filesystem::file_size(out_path)) / 1024.0,
+             seconds);
   return 0;
 }
 
-const command_registration registration{{"report", 45, [](CLI::App& app) -> std::function<int()> {
-  auto args = std::make_shared<report_args>();
-  auto* sub = app.add_subcommand("report", "Write an HTML (or Markdown) report of workloads and measured speedups");
-  sub->description(report_help);
-  add_trace_options(sub, *args);
-  sub->get_option("traces")->description("traces, results stores (headroom eval; files or postgresql:// URLs) and speedup CSVs, recognised by content");
-  sub->get_option("-o")->description("the report file (required); with --markdown its plots go to FILE-plots/");
-  add_join_options(sub, *args);
-  sub->add_option("--section", args->sections, "an extra section (JSON, docs/report.md); repeatable")->allow_extra_args(false);
-  sub->add_option("--title", args->title, "the report's title (default: headroom report)");
-  sub->add_flag("--markdown", args->markdown, "Markdown instead of HTML; the plots go to FILE-plots/ as SVG files");
-  return [args] { return run_report(*args); };
-}}};
+const command_registration registration{
+    {"report", 45, [](CLI::App& app) -> std::function<int()> {
+       auto args = std::make_shared<report_args>();
+       auto* sub =
+           app.add_subcommand("report", "Write an HTML (or Markdown) report of workloads and measured speedups");
+       sub->description(report_help);
+       add_trace_options(sub, *args);
+       sub->get_option("traces")->description(
+           "traces, results stores (headroom eval; files or postgresql:// URLs) and speedup CSVs, recognised by content");
+       sub->get_option("-o")->description("the report file (required); with --markdown its plots go to FILE-plots/");
+       add_join_options(sub, *args);
+       sub->add_option("--section", args->sections, "an extra section (JSON, docs/report.md); repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--title", args->title, "the report's title (default: headroom report)");
+       sub->add_flag("--markdown", args->markdown,
+                     "Markdown instead of HTML; the plots go to FILE-plots/ as SVG files");
+       return [args] { return run_report(*args); };
+     }}};
 
 }  // namespace
 }  // namespace headroom::cli

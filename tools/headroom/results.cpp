@@ -36,14 +36,15 @@ int run_import(const results_args& a) {
   store::results_store into(a.db);
   if (std::filesystem::is_directory(input)) {
     if (a.problems.empty())
-      throw input_error(fmt::format("{} is a KernelBench runs folder: --problems names the problems it was generated for",
-                                    a.input));
+      throw input_error(
+          fmt::format("{} is a KernelBench runs folder: --problems names the problems it was generated for", a.input));
     std::vector<std::filesystem::path> pp(a.problems.begin(), a.problems.end());
     const auto run = eval::read_kernelbench_run(input, eval::find_problems(pp), a.source);
     for (const auto& why : run.skipped) fmt::print(stderr, "skipped: {}\n", why);
     eval::import_kernelbench_run(into, run);
-    fmt::print(stderr, "{}: {} KernelBench result(s) imported into {} (checker v{}: judged elsewhere; `headroom reverify` "
-                       "judges them again)\n",
+    fmt::print(stderr,
+               "{}: {} KernelBench result(s) imported into {} (checker v{}: judged elsewhere; `headroom reverify` "
+               "judges them again)\n",
                a.input, run.evaluations.size(), into.where().display(), eval::imported_checker);
     return 0;
   }
@@ -52,15 +53,16 @@ int run_import(const results_args& a) {
   std::ifstream in(input, std::ios::binary);
   if (!in) throw input_error(fmt::format("cannot read {}", a.input));
   const auto n = store::read_release(in, a.input, into);
-  fmt::print(stderr, "{}: {} evaluation(s) of {} candidate(s) on {} problem(s) imported into {}\n", a.input, n.evaluations,
-             n.candidates, n.problems, into.where().display());
+  fmt::print(stderr, "{}: {} evaluation(s) of {} candidate(s) on {} problem(s) imported into {}\n", a.input,
+             n.evaluations, n.candidates, n.problems, into.where().display());
   return 0;
 }
 
 const command_registration registration{command{
     "results", 58, [](CLI::App& app) -> std::function<int()> {
       auto a = std::make_shared<results_args>();
-      auto* sub = app.add_subcommand("results", "Export a results store as a release, or import a release or a KernelBench run");
+      auto* sub = app.add_subcommand("results",
+                                     "Export a results store as a release, or import a release or a KernelBench run");
       sub->description(
           "Export a results store as a release, or import a release or a KernelBench run.\n\n"
           "A release (docs/releases.md) is a JSON Lines file in a versioned schema: every evaluation with its candidate's\n"
@@ -70,13 +72,19 @@ const command_registration registration{command{
       sub->require_subcommand(1);
       auto* exp = sub->add_subcommand("export", "Write every evaluation of a store to a release file");
       exp->add_option("db", a->db, "Results store: a SQLite file or a postgresql:// URL")->required();
-      exp->add_option("-o,--output", a->output, "The release file to write (.jsonl; - for standard output)")->required();
-      auto* imp = sub->add_subcommand("import", "Read a release file, or a KernelBench runs folder's eval_results.json, into a store");
-      imp->add_option("input", a->input, "A release file (.jsonl), or a KernelBench runs folder (with eval_results.json)")
+      exp->add_option("-o,--output", a->output, "The release file to write (.jsonl; - for standard output)")
           ->required();
-      imp->add_option("--db", a->db, "Results store to import into (default results.sqlite)")->default_val("results.sqlite");
-      imp->add_option("--problems", a->problems, "KernelBench runs folder: the problem files or folders it was generated for");
-      imp->add_option("--source", a->source, "KernelBench runs folder: the model configuration (default: the folder's name)");
+      auto* imp = sub->add_subcommand(
+          "import", "Read a release file, or a KernelBench runs folder's eval_results.json, into a store");
+      imp->add_option("input", a->input,
+                      "A release file (.jsonl), or a KernelBench runs folder (with eval_results.json)")
+          ->required();
+      imp->add_option("--db", a->db, "Results store to import into (default results.sqlite)")
+          ->default_val("results.sqlite");
+      imp->add_option("--problems", a->problems,
+                      "KernelBench runs folder: the problem files or folders it was generated for");
+      imp->add_option("--source", a->source,
+                      "KernelBench runs folder: the model configuration (default: the folder's name)");
       sub->footer(
           "Examples:\n"
           "  headroom results export kb.sqlite -o kb-release.jsonl\n"

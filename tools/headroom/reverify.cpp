@@ -46,11 +46,11 @@ int run_reverify(reverify_args& a) {
         lost.front()->problem));
   }
   a.common.options.force = true;
-  const auto after = eval::run_evaluations(
-      plan.jobs, store, a.common.options,
-      [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-        fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
-      });
+  const auto after =
+      eval::run_evaluations(plan.jobs, store, a.common.options,
+                            [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
+                              fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
+                            });
   report::write_verdict_changes(std::cout, eval::changed_verdicts(plan, after), after.size());
   return 0;
 }
@@ -58,7 +58,8 @@ int run_reverify(reverify_args& a) {
 const command_registration registration{command{
     "reverify", 55, [](CLI::App& app) -> std::function<int()> {
       auto a = std::make_shared<reverify_args>();
-      auto* sub = app.add_subcommand("reverify", "Rerun stored candidates under the current checker and list changed verdicts");
+      auto* sub =
+          app.add_subcommand("reverify", "Rerun stored candidates under the current checker and list changed verdicts");
       sub->description(
           "Rerun stored candidates under the current checker and list every verdict that changed.\n\n"
           "Takes the candidate and problem texts kept in the results store (not the files, which may have moved),\n"
@@ -66,7 +67,8 @@ const command_registration registration{command{
           "prints each evaluation whose verdict differs from its latest stored one. A row of the current checker\n"
           "version on the same device is replaced by its rerun; --no-timing refuses to replace a timed one unless\n"
           "--drop-timing is given.");
-      sub->add_option("--db", a->common.db, "Results store: a SQLite file (default results.sqlite) or a postgresql:// URL");
+      sub->add_option("--db", a->common.db,
+                      "Results store: a SQLite file (default results.sqlite) or a postgresql:// URL");
       sub->add_option("--source", a->source, "Only this source's candidates");
       sub->add_option("--problem", a->problem, "Only this problem id (level1/19_ReLU)");
       sub->add_flag("--drop-timing", a->drop_timing,

@@ -41,7 +41,8 @@ Example:
 
 int run_stats(stats_args a) {
   for (double p : a.ps) {
-    if (!std::isfinite(p) || p < 0) throw input_error(fmt::format("--p: {} is not a speedup threshold (need p >= 0)", p));
+    if (!std::isfinite(p) || p < 0)
+      throw input_error(fmt::format("--p: {} is not a speedup threshold (need p >= 0)", p));
   }
   if (a.ps.empty()) a.ps = eval::default_fast_p();
   std::sort(a.ps.begin(), a.ps.end());
@@ -69,19 +70,23 @@ int run_stats(stats_args a) {
   return 0;
 }
 
-const command_registration registration{{"stats", 60, [](CLI::App& app) -> std::function<int()> {
-  auto args = std::make_shared<stats_args>();
-  auto* sub = app.add_subcommand("stats", "Per-source correctness and fast_p of a results store");
-  sub->description(stats_help);
-  sub->add_option("db", args->db, "results store written by headroom eval: a SQLite file or a postgresql:// URL")->required();
-  sub->add_option("--source", args->source, "only this source (model configuration)");
-  sub->add_option("--p", args->ps, "speedup thresholds for fast_p, comma-separated (default 0,1,1.5,2)")
-      ->delimiter(',');
-  sub->add_option("-o,--output", args->output, "write to FILE instead of standard output (replaced whole or not at all; never the store itself)");
-  auto* json = sub->add_flag("--json", args->json, "JSON output (docs/eval-results.md)");
-  sub->add_flag("--csv", args->csv, "CSV output: a header and one row per source")->excludes(json);
-  return [args] { return run_stats(*args); };
-}}};
+const command_registration registration{
+    {"stats", 60, [](CLI::App& app) -> std::function<int()> {
+       auto args = std::make_shared<stats_args>();
+       auto* sub = app.add_subcommand("stats", "Per-source correctness and fast_p of a results store");
+       sub->description(stats_help);
+       sub->add_option("db", args->db, "results store written by headroom eval: a SQLite file or a postgresql:// URL")
+           ->required();
+       sub->add_option("--source", args->source, "only this source (model configuration)");
+       sub->add_option("--p", args->ps, "speedup thresholds for fast_p, comma-separated (default 0,1,1.5,2)")
+           ->delimiter(',');
+       sub->add_option(
+           "-o,--output", args->output,
+           "write to FILE instead of standard output (replaced whole or not at all; never the store itself)");
+       auto* json = sub->add_flag("--json", args->json, "JSON output (docs/eval-results.md)");
+       sub->add_flag("--csv", args->csv, "CSV output: a header and one row per source")->excludes(json);
+       return [args] { return run_stats(*args); };
+     }}};
 
 }  // namespace
 }  // namespace headroom::cli

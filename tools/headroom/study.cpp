@@ -32,7 +32,8 @@ struct study_args {
   bool dry_run = false;
 };
 
-constexpr const char* study_help = R"(Run the reference workloads, record, analyse and report them: the study in one command.
+constexpr const char* study_help =
+    R"(Run the reference workloads, record, analyse and report them: the study in one command.
 
 For each workload (workloads/study.toml) and variant (eager; with --compile also torch.compile), runs
 the workload under `headroom profile` (and, with --compare-torch, again under torch.profiler), analyses
@@ -66,7 +67,8 @@ int list_workloads(const study_args& a) {
   return 0;
 }
 
-study::study_summary report(const study_args& a, const std::filesystem::path& folder, const std::filesystem::path& out) {
+study::study_summary report(const study_args& a, const std::filesystem::path& folder,
+                            const std::filesystem::path& out) {
   const auto classifier = classify::classifier::with_user_rules(a.rules);
   const auto progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   auto summary = study::summarize_study(study::study_folder(folder), classifier, a.speedup, progress);
@@ -112,46 +114,57 @@ int run(const study_args& a) {
   return outcome.failed > 0 ? 1 : 0;
 }
 
-const command_registration registration{{"study", 45, [](CLI::App& app) -> std::function<int()> {
-  auto a = std::make_shared<study_args>();
-  auto* sub = app.add_subcommand("study", "Run, record, analyse and report the reference workloads (resumable)");
-  sub->description(study_help);
-  auto* output = sub->add_option("-o,--output", a->output,
-                  "the study folder (default headroom-study); with --from, where the report goes (default: that folder)");
-  auto* from = sub->add_option("--from", a->from, "report the study folder DIR, recorded here or elsewhere; runs nothing");
-  sub->add_option("--workloads", a->workloads, "comma list of workloads (default all; --list shows them)")->excludes(from);
-  sub->add_flag("--compile", a->compile, "the torch.compile variant of every workload beside eager")->excludes(from);
-  sub->add_flag("--compare-torch", a->compare_torch,
-                "each run again under torch.profiler (CUDA activity, every timed step): the agreement check")
-      ->excludes(from);
-  sub->add_option("--results", a->results, "evaluation results store or speedups CSV to join to every workload in report.html; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--section", a->sections,
-                  "a report section (JSON, docs/report.md) to add to report.html after the study's tables, such as "
-                  "`headroom check-swap --section`'s; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--rules", a->rules, "extra classification rules (TOML); repeatable; they take precedence")
-      ->allow_extra_args(false);
-  sub->add_option("--speedup", a->speedup, "kernel speedup the projected gain is quoted at (default 1.235)")
-      ->check(CLI::Range(1.0, 1e9));
-  sub->add_option("--preset", a->preset,
-                  "the workloads' sizes: large (default: what the study measures, each workload well inside one "
-                  "80 GB GPU), tiny (seconds on a CPU), or small, medium, xl (the transformers' scale sweep; "
-                  "workloads/README.md lists each preset's shapes)")
-      ->check(CLI::IsMember({"tiny", "small", "medium", "large", "xl"}))->excludes(from);
-  sub->add_option("--steps", a->steps, "timed steps of every workload instead of its preset's")
-      ->check(CLI::PositiveNumber)->excludes(from);
-  sub->add_option("--timeout", a->timeout, "seconds one run may take instead of study.toml's")
-      ->check(CLI::PositiveNumber)->excludes(from);
-  sub->add_option("--python", a->python, "the Python that runs the workloads (with PyTorch)")->excludes(from);
-  sub->add_option("--workloads-dir", a->workloads_dir, "the workloads folder (default: found beside headroom)");
-  sub->add_flag("--list", a->list, "list the study's workloads and exit");
-  sub->add_flag("--dry-run", a->dry_run, "say which runs are done and what would run; run nothing")->excludes(from);
-  return [a, output] {
-    a->output_given = output->count() > 0;
-    return run(*a);
-  };
-}}};
+const command_registration registration{
+    {"study", 45, [](CLI::App& app) -> std::function<int()> {
+       auto a = std::make_shared<study_args>();
+       auto* sub = app.add_subcommand("study", "Run, record, analyse and report the reference workloads (resumable)");
+       sub->description(study_help);
+       auto* output = sub->add_option(
+           "-o,--output", a->output,
+           "the study folder (default headroom-study); with --from, where the report goes (default: that folder)");
+       auto* from =
+           sub->add_option("--from", a->from, "report the study folder DIR, recorded here or elsewhere; runs nothing");
+       sub->add_option("--workloads", a->workloads, "comma list of workloads (default all; --list shows them)")
+           ->excludes(from);
+       sub->add_flag("--compile", a->compile, "the torch.compile variant of every workload beside eager")
+           ->excludes(from);
+       sub->add_flag("--compare-torch", a->compare_torch,
+                     "each run again under torch.profiler (CUDA activity, every timed step): the agreement check")
+           ->excludes(from);
+       sub->add_option("--results", a->results,
+                       "evaluation results store or speedups CSV to join to every workload in report.html; repeatable")
+           ->allow_extra_args(false);
+       sub->add_option(
+              "--section", a->sections,
+              "a report section (JSON, docs/report.md) to add to report.html after the study's tables, such as "
+              "`headroom check-swap --section`'s; repeatable")
+           ->allow_extra_args(false);
+       sub->add_option("--rules", a->rules, "extra classification rules (TOML); repeatable; they take precedence")
+           ->allow_extra_args(false);
+       sub->add_option("--speedup", a->speedup, "kernel speedup the projected gain is quoted at (default 1.235)")
+           ->check(CLI::Range(1.0, 1e9));
+       sub->add_option("--preset", a->preset,
+                       "the workloads' sizes: large (default: what the study measures, each workload well inside one "
+                       "80 GB GPU), tiny (seconds on a CPU), or small, medium, xl (the transformers' scale sweep; "
+                       "workloads/README.md lists each preset's shapes)")
+           ->check(CLI::IsMember({"tiny", "small", "medium", "large", "xl"}))
+           ->excludes(from);
+       sub->add_option("--steps", a->steps, "timed steps of every workload instead of its preset's")
+           ->check(CLI::PositiveNumber)
+           ->excludes(from);
+       sub->add_option("--timeout", a->timeout, "seconds one run may take instead of study.toml's")
+           ->check(CLI::PositiveNumber)
+           ->excludes(from);
+       sub->add_option("--python", a->python, "the Python that runs the workloads (with PyTorch)")->excludes(from);
+       sub->add_option("--workloads-dir", a->workloads_dir, "the workloads folder (default: found beside headroom)");
+       sub->add_flag("--list", a->list, "list the study's workloads and exit");
+       sub->add_flag("--dry-run", a->dry_run, "say which runs are done and what would run; run nothing")
+           ->excludes(from);
+       return [a, output] {
+         a->output_given = output->count() > 0;
+         return run(*a);
+       };
+     }}};
 
 }  // namespace
 }  // namespace headroom::cli

@@ -22,10 +22,12 @@ void add_trace_options(CLI::App* sub, trace_args& a) {
   sub->add_option("--window", a.window, "steady (default), whole, or START:END from the first activity (12.5ms:40ms)");
   sub->add_option("--step-marker", a.step_marker,
                   "regex (RE2) over range names that mark one step (default: ProfilerStep#N, step N, iteration N)");
-  sub->add_option("--warmup", a.warmup, "steps or repeating units skipped at the start, when at least two remain (default 1)")
+  sub->add_option("--warmup", a.warmup,
+                  "steps or repeating units skipped at the start, when at least two remain (default 1)")
       ->check(CLI::NonNegativeNumber);
   // One file per --rules, so that a trace after it is not taken for a rule file.
-  sub->add_option("--rules", a.rules, "extra classification rules (TOML, as data/rules/*.toml); repeatable; they take precedence")
+  sub->add_option("--rules", a.rules,
+                  "extra classification rules (TOML, as data/rules/*.toml); repeatable; they take precedence")
       ->allow_extra_args(false);
   sub->add_option("-o,--output", a.output,
                   "write to FILE instead of standard output (replaced whole or not at all; never one of the inputs)");

@@ -12,10 +12,14 @@ extern "C" cudaError_t headroom_gelu_tanh(const void* dy, const void* x, void* o
 namespace {
 int dtype_code(const at::Tensor& t) {
   switch (t.scalar_type()) {
-    case at::kFloat: return 0;
-    case at::kBFloat16: return 1;
-    case at::kHalf: return 2;
-    default: TORCH_CHECK(false, "gelu_tanh: float32, bfloat16 or float16 expected, got ", t.scalar_type());
+    case at::kFloat:
+      return 0;
+    case at::kBFloat16:
+      return 1;
+    case at::kHalf:
+      return 2;
+    default:
+      TORCH_CHECK(false, "gelu_tanh: float32, bfloat16 or float16 expected, got ", t.scalar_type());
   }
   return -1;
 }
@@ -31,13 +35,15 @@ at::Tensor run(const at::Tensor* grad, const at::Tensor& x, int64_t repeat) {
     gc = grad->contiguous();
   }
   at::Tensor out = at::empty_like(xc, at::MemoryFormat::Contiguous);
-  const cudaError_t e = headroom_gelu_tanh(grad != nullptr ? gc.data_ptr() : nullptr, xc.data_ptr(), out.data_ptr(),
-                                           xc.numel(), dtype_code(xc), int(repeat),
-                                           c10::cuda::getCurrentCUDAStream().stream());
+  const cudaError_t e =
+      headroom_gelu_tanh(grad != nullptr ? gc.data_ptr() : nullptr, xc.data_ptr(), out.data_ptr(), xc.numel(),
+                         dtype_code(xc), int(repeat), c10::cuda::getCurrentCUDAStream().stream());
   TORCH_CHECK(e == cudaSuccess, "gelu_tanh: ", cudaGetErrorString(e));
   return out;
 }
 }  // namespace
 
 at::Tensor gelu_tanh_forward(const at::Tensor& x, int64_t repeat) { return run(nullptr, x, repeat); }
-at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& x, int64_t repeat) { return run(&grad, x, repeat); }
+at::Tensor gelu_tanh_backward(const at::Tensor& grad, const at::Tensor& x, int64_t repeat) {
+  return run(&grad, x, repeat);
+}

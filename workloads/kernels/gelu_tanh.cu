@@ -22,10 +22,20 @@ constexpr int kThreads = 256;
 __device__ __forceinline__ float load(float v) { return v; }
 __device__ __forceinline__ float load(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ float load(__half v) { return __half2float(v); }
-template <typename T> __device__ __forceinline__ T store(float v);
-template <> __device__ __forceinline__ float store<float>(float v) { return v; }
-template <> __device__ __forceinline__ __nv_bfloat16 store<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-template <> __device__ __forceinline__ __half store<__half>(float v) { return __float2half_rn(v); }
+template <typename T>
+__device__ __forceinline__ T store(float v);
+template <>
+__device__ __forceinline__ float store<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 store<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+template <>
+__device__ __forceinline__ __half store<__half>(float v) {
+  return __float2half_rn(v);
+}
 
 __device__ __forceinline__ float gelu(float x) {
   const float inner = kBeta * (x + kKappa * x * x * x);
@@ -72,8 +82,8 @@ __device__ void pass(const T* __restrict__ dy, const T* __restrict__ x, T* __res
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) gelu_tanh_forward_kernel(const T* __restrict__ x, T* __restrict__ y,
-                                                                      int64_t n, int repeat) {
+__global__ void __launch_bounds__(kThreads)
+    gelu_tanh_forward_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t n, int repeat) {
 #pragma unroll 1
   for (int r = 0; r < repeat; ++r) {
     pass<T>(nullptr, x, y, n);
@@ -83,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) gelu_tanh_forward_kernel(const T* __
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) gelu_tanh_backward_kernel(const T* __restrict__ dy, const T* __restrict__ x,
-                                                                       T* __restrict__ dx, int64_t n, int repeat) {
+                                                                      T* __restrict__ dx, int64_t n, int repeat) {
 #pragma unroll 1
   for (int r = 0; r < repeat; ++r) {
     pass<T>(dy, x, dx, n);
@@ -107,7 +117,8 @@ cudaError_t launch(const void* dy, const void* x, void* out, int64_t n, int repe
   }
   const unsigned grid = grid_for(n, 16 / sizeof(T));
   if (dy == nullptr) {
-    gelu_tanh_forward_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(out), n, repeat);
+    gelu_tanh_forward_kernel<T>
+        <<<grid, kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(out), n, repeat);
   } else {
     gelu_tanh_backward_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(dy), static_cast<const T*>(x),
                                                                 static_cast<T*>(out), n, repeat);
@@ -123,9 +134,13 @@ extern "C" cudaError_t headroom_gelu_tanh(const void* dy, const void* x, void* o
   if (n == 0) return cudaSuccess;
   if (repeat < 1) return cudaErrorInvalidValue;
   switch (dtype) {
-    case 0: return launch<float>(dy, x, out, n, repeat, stream);
-    case 1: return launch<__nv_bfloat16>(dy, x, out, n, repeat, stream);
-    case 2: return launch<__half>(dy, x, out, n, repeat, stream);
-    default: return cudaErrorInvalidValue;
+    case 0:
+      return launch<float>(dy, x, out, n, repeat, stream);
+    case 1:
+      return launch<__nv_bfloat16>(dy, x, out, n, repeat, stream);
+    case 2:
+      return launch<__half>(dy, x, out, n, repeat, stream);
+    default:
+      return cudaErrorInvalidValue;
   }
 }

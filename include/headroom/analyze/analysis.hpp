@@ -17,7 +17,7 @@ namespace headroom::analyze {
 // order and an activity belongs to the first that takes it, so groups never share an activity.
 struct activity_group {
   std::string label;
-  std::string name_regex;                      // ECMAScript, searched in the kernel name; "" = any
+  std::string name_regex;  // ECMAScript, searched in the kernel name; "" = any
   std::optional<classify::category> category;  // only this category
   bool addressable_only = false;
   // Searched in host range names: only activities launched inside such a range (launch_ranges.hpp);
@@ -45,8 +45,8 @@ struct analyze_options {
 void parse_window_spec(std::string_view spec, analyze_options& o);
 
 struct busy_share {
-  time_ns busy = 0;     // union of intervals inside the window
-  time_ns sum = 0;      // plain sum of clipped durations (exceeds busy when they overlap)
+  time_ns busy = 0;  // union of intervals inside the window
+  time_ns sum = 0;  // plain sum of clipped durations (exceeds busy when they overlap)
   std::uint64_t count = 0;
 };
 
@@ -67,14 +67,14 @@ struct timeline_report {
   std::int32_t rank = -1;
   std::string label;  // "rank 0 / GPU 0 (NVIDIA H200)"
   window win;
-  time_ns wall = 0;                       // the denominator: the window's length (total: their sum)
-  time_ns busy_all = 0;                   // union of every activity (kernels, copies, memsets)
-  time_ns busy_kernels = 0;               // union of kernels
-  time_ns busy_addressable = 0;           // union of addressable kernels
-  time_ns busy_addressable_exclusive = 0; // addressable time not overlapped by non-addressable work
+  time_ns wall = 0;  // the denominator: the window's length (total: their sum)
+  time_ns busy_all = 0;  // union of every activity (kernels, copies, memsets)
+  time_ns busy_kernels = 0;  // union of kernels
+  time_ns busy_addressable = 0;  // union of addressable kernels
+  time_ns busy_addressable_exclusive = 0;  // addressable time not overlapped by non-addressable work
   std::array<busy_share, classify::category_count> by_category{};
   std::array<busy_share, classify::provenance_count> by_provenance{};
-  std::vector<busy_share> groups;         // one per analyze_options::groups
+  std::vector<busy_share> groups;  // one per analyze_options::groups
   std::vector<kernel_row> top_kernels;
   // The busy time given to each [provenance][category], overlaps split evenly (attribution.hpp), in
   // ns; adds up to busy_all. Zero unless analyze_options::attribute_wall_clock.

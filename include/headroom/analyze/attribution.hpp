@@ -27,7 +27,7 @@ class running_attribution {
 
   using ending = std::pair<time_ns, std::size_t>;
   std::priority_queue<ending, std::vector<ending>, std::greater<>> ends_;
-  std::vector<int> running_;     // activities of each class running now
+  std::vector<int> running_;  // activities of each class running now
   std::vector<std::size_t> active_;  // classes with running_ > 0
   std::vector<double> given_;
   time_ns now_ = 0;

@@ -14,9 +14,9 @@ namespace headroom::analyze {
 
 // How a host-side step range was carried onto the device.
 enum class step_mapping {
-  correlation,     // from the first activity launched inside the range to the last one's end
+  correlation,  // from the first activity launched inside the range to the last one's end
   gpu_annotation,  // the profiler's own projection of the range on the device
-  cpu_range,       // the host range itself (no launch correlation and no projection)
+  cpu_range,  // the host range itself (no launch correlation and no projection)
 };
 std::string_view to_string(step_mapping m);
 
@@ -53,10 +53,10 @@ class step_finder {
   const trace::trace& t_;
   util::regex marker_;
   std::vector<signed char> marker_cache_;  // per string id: -1 not asked, 0 no, 1 yes
-  std::vector<std::vector<std::uint32_t>> cpu_steps_;   // per process, range indices by start
-  std::vector<std::uint32_t> gpu_steps_;                // gpu_annotation marker ranges by start
+  std::vector<std::vector<std::uint32_t>> cpu_steps_;  // per process, range indices by start
+  std::vector<std::uint32_t> gpu_steps_;  // gpu_annotation marker ranges by start
   std::vector<std::vector<std::uint32_t>> api_by_process_;  // call indices (see call_at) by start
-  std::vector<std::uint32_t> by_correlation_;           // activity indices by (process, correlation)
+  std::vector<std::uint32_t> by_correlation_;  // activity indices by (process, correlation)
 };
 
 }  // namespace headroom::analyze

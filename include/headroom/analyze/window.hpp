@@ -28,8 +28,8 @@ struct window {
   time_ns start = 0;
   time_ns end = 0;
   window_source source = window_source::whole_span;
-  int steps = 0;            // steps or repeating units inside the window (0 for whole/explicit)
-  int skipped_warmup = 0;   // steps or units skipped before it
+  int steps = 0;  // steps or repeating units inside the window (0 for whole/explicit)
+  int skipped_warmup = 0;  // steps or units skipped before it
   std::string description;  // "steps ProfilerStep#3..#7 (5 steps; 1 skipped as warm-up)"
   // Step i runs from boundaries[i] to boundaries[i + 1]; the first marks `start` and the last `end`.
   // A whole or explicit window is one step; empty when no activity marks the window.
@@ -47,8 +47,8 @@ struct repeating_unit {
   std::size_t period = 0;
   std::size_t first = 0;
   int units = 0;
-  int skipped = 0;           // units skipped as warm-up
-  double match = 0.0;        // share of positions i in the units with seq[i] == seq[i + period]
+  int skipped = 0;  // units skipped as warm-up
+  double match = 0.0;  // share of positions i in the units with seq[i] == seq[i + period]
 };
 
 // Finds the step of a training or inference loop in its kernel sequence (names in launch order on

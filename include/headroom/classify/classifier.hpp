@@ -14,18 +14,29 @@
 namespace headroom::classify {
 
 enum class category : std::uint8_t {
-  gemm, attention, convolution, normalization, softmax, elementwise, reduction, embedding,
-  sort_scan, optimizer, communication, memory, other,
+  gemm,
+  attention,
+  convolution,
+  normalization,
+  softmax,
+  elementwise,
+  reduction,
+  embedding,
+  sort_scan,
+  optimizer,
+  communication,
+  memory,
+  other,
 };
 inline constexpr int category_count = 13;
 
 enum class provenance : std::uint8_t {
-  vendor_library,      // cuBLAS/cuBLASLt, CUTLASS GEMM, cuDNN, FlashAttention, SDPA backends, ...
-  framework,           // ATen, CUB through ATen, ...
+  vendor_library,  // cuBLAS/cuBLASLt, CUTLASS GEMM, cuDNN, FlashAttention, SDPA backends, ...
+  framework,  // ATen, CUB through ATen, ...
   compiler_generated,  // Triton / Inductor, XLA, nvFuser
-  custom,              // the user's own kernels, and anything no rule names
-  communication,       // NCCL, RCCL and other collectives
-  runtime,             // copies and memsets (not kernels)
+  custom,  // the user's own kernels, and anything no rule names
+  communication,  // NCCL, RCCL and other collectives
+  runtime,  // copies and memsets (not kernels)
 };
 inline constexpr int provenance_count = 6;
 
@@ -39,7 +50,7 @@ std::optional<provenance> parse_provenance(std::string_view s);
 struct classification {
   category cat = category::other;
   provenance prov = provenance::custom;
-  std::string_view rule;     // id of the rule that matched ("" when none did)
+  std::string_view rule;  // id of the rule that matched ("" when none did)
   std::string_view library;  // "cuBLAS", "ATen", ... ("" when the rule does not say)
   bool addressable() const { return is_addressable(prov); }
 };
@@ -53,7 +64,7 @@ struct rule_summary {
   provenance prov = provenance::custom;
   std::string_view library;
   std::string_view note;
-  std::string matchers;     // the rule's matchers, as a short human-readable text
+  std::string matchers;  // the rule's matchers, as a short human-readable text
 };
 
 // Demangles an Itanium-mangled name ("_Z...", or "__Z..." as some tools write it). A clone or

@@ -7,10 +7,10 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#define HEADROOM_CUDA_TRY(call)                                                                     \
-  do {                                                                                              \
-    cudaError_t err_ = (call);                                                                      \
-    if (err_ != cudaSuccess)                                                                        \
-      throw std::runtime_error(fmt::format("{} failed: {} ({}:{})", #call, cudaGetErrorString(err_), \
-                                           __FILE__, __LINE__));                                    \
+#define HEADROOM_CUDA_TRY(call)                                                                       \
+  do {                                                                                                \
+    cudaError_t err_ = (call);                                                                        \
+    if (err_ != cudaSuccess)                                                                          \
+      throw std::runtime_error(                                                                       \
+          fmt::format("{} failed: {} ({}:{})", #call, cudaGetErrorString(err_), __FILE__, __LINE__)); \
   } while (0)

@@ -16,7 +16,8 @@
 
 namespace headroom::cuda {
 
-template <class Ops> void staged_to_device(std::byte* dst, const std::byte* src, std::size_t bytes, std::size_t slice, Ops& ops) {
+template <class Ops>
+void staged_to_device(std::byte* dst, const std::byte* src, std::size_t bytes, std::size_t slice, Ops& ops) {
   for (std::size_t at = 0, k = 0; at < bytes; at += slice, ++k) {
     const int b = static_cast<int>(k % 2);
     const std::size_t n = std::min(slice, bytes - at);
@@ -27,7 +28,8 @@ template <class Ops> void staged_to_device(std::byte* dst, const std::byte* src,
   ops.finish();
 }
 
-template <class Ops> void staged_to_host(std::byte* dst, const std::byte* src, std::size_t bytes, std::size_t slice, Ops& ops) {
+template <class Ops>
+void staged_to_host(std::byte* dst, const std::byte* src, std::size_t bytes, std::size_t slice, Ops& ops) {
   if (bytes == 0) return;
   ops.to_host(ops.buffer(0), src, std::min(slice, bytes), 0);
   for (std::size_t at = 0, k = 0; at < bytes; at += slice, ++k) {
@@ -35,20 +37,23 @@ template <class Ops> void staged_to_host(std::byte* dst, const std::byte* src, s
     ops.wait(b);
     // The next slice into the other buffer, while this one is copied out (its own last reader, the
     // host copy of the slice before, has returned).
-    if (at + slice < bytes) ops.to_host(ops.buffer(1 - b), src + at + slice, std::min(slice, bytes - at - slice), 1 - b);
+    if (at + slice < bytes)
+      ops.to_host(ops.buffer(1 - b), src + at + slice, std::min(slice, bytes - at - slice), 1 - b);
     ops.host_copy(dst + at, ops.buffer(b), std::min(slice, bytes - at));
   }
   ops.finish();
 }
 
 // Whether the device's `bytes` at src equal the host's at `host`.
-template <class Ops> bool staged_equal(const std::byte* src, const std::byte* host, std::size_t bytes, std::size_t slice, Ops& ops) {
+template <class Ops>
+bool staged_equal(const std::byte* src, const std::byte* host, std::size_t bytes, std::size_t slice, Ops& ops) {
   if (bytes == 0) return true;
   ops.to_host(ops.buffer(0), src, std::min(slice, bytes), 0);
   for (std::size_t at = 0, k = 0; at < bytes; at += slice, ++k) {
     const int b = static_cast<int>(k % 2);
     ops.wait(b);
-    if (at + slice < bytes) ops.to_host(ops.buffer(1 - b), src + at + slice, std::min(slice, bytes - at - slice), 1 - b);
+    if (at + slice < bytes)
+      ops.to_host(ops.buffer(1 - b), src + at + slice, std::min(slice, bytes - at - slice), 1 - b);
     if (!ops.host_equal(ops.buffer(b), host + at, std::min(slice, bytes - at))) {
       ops.finish();  // the next slice's transfer lands before the buffer is used again
       return false;

@@ -11,9 +11,9 @@ namespace headroom::eval {
 
 struct audit_fake {
   std::string name;  // zeros, constant, mean, passthrough
-  bool applicable = true;         // false: it cannot be formed for some output, or equals it
+  bool applicable = true;  // false: it cannot be formed for some output, or equals it
   bool equals_reference = false;  // on some output the fake is exactly the reference (a 1-element mean)
-  bool passes_ours = false;        // on every trial, as a candidate must: a failure of the audit
+  bool passes_ours = false;  // on every trial, as a candidate must: a failure of the audit
   bool passes_legacy_1e2 = false;  // allclose atol = rtol = 1e-2 on the problem's own inputs (trial 0)
   bool passes_legacy_1e4 = false;  // allclose 1e-4 there (float32 outputs only)
 };

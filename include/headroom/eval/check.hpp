@@ -16,7 +16,7 @@ inline constexpr int checker_version = 1;
 
 struct thresholds {
   double normwise;  // ||c - r||_2 / ||r||_2 must not exceed this
-  double rtol;      // per element: |c - r| <= rtol * |r| + atol_rel * rms(r)
+  double rtol;  // per element: |c - r| <= rtol * |r| + atol_rel * rms(r)
   double atol_rel;
 };
 // Exact types (integers, bool) return all zeros: every element must be equal.
@@ -31,12 +31,12 @@ struct mismatch_example {
 struct tensor_check {
   bool pass = false;
   std::vector<record::reason> reasons;  // empty when pass
-  double normwise_error = 0;    // ||c - r|| / ||r|| (|| c || when r is all zeros)
+  double normwise_error = 0;  // ||c - r|| / ||r|| (|| c || when r is all zeros)
   double max_abs_error = 0;
   double reference_rms = 0;
   std::int64_t elements = 0;
   std::int64_t mismatched = 0;  // elements outside the per-element tolerance
-  std::int64_t nonfinite = 0;   // non-finite in the candidate where the reference is finite
+  std::int64_t nonfinite = 0;  // non-finite in the candidate where the reference is finite
   std::vector<mismatch_example> first_mismatches;  // at most 5
 };
 

@@ -17,20 +17,20 @@ namespace headroom::eval {
 struct eval_options {
   std::string device = "cpu";  // "cpu", "cuda" (every visible GPU) or "cuda:N"
   std::string python = "python3";
-  std::filesystem::path worker;   // headroom-worker
+  std::filesystem::path worker;  // headroom-worker
   std::filesystem::path poison_allocator;  // libheadroom_poison_alloc.so (GPU)
   std::filesystem::path op_record;  // libheadroom_op_record.so: the C++ operator record (docs/eval.md, "Verdicts")
-  std::filesystem::path cache;    // build folders and worker logs
+  std::filesystem::path cache;  // build folders and worker logs
   // Every candidate process runs isolated by headroom-sandbox (docs/eval.md, "Sandbox"); false only
   // with --no-sandbox, for trusted candidates on a machine that cannot isolate.
   bool sandbox = true;
-  std::filesystem::path sandbox_exe;          // headroom-sandbox
-  std::vector<std::string> sandbox_binds;     // more host folders a candidate may read (--sandbox-bind)
+  std::filesystem::path sandbox_exe;  // headroom-sandbox
+  std::vector<std::string> sandbox_binds;  // more host folders a candidate may read (--sandbox-bind)
   std::uint64_t sandbox_scratch_bytes = 2ull << 30;  // each of /tmp and a build folder being made
   int trials = 4;
   int timing_sets = 3;
   bool timing = true;
-  bool baselines = true;   // time the reference eager and compiled
+  bool baselines = true;  // time the reference eager and compiled
   bool compiled_baseline = true;
   int warmup = 3;
   // CUDA: hold each timed call's launches behind a gate until it returns, so events measure device
@@ -56,8 +56,8 @@ struct eval_options {
   // Evaluations in flight per GPU: their worker start-up, transfers and checks overlap, while each
   // measurement (timing, ceilings) has the device to itself (src/eval/device_gate.hpp).
   int lanes = 1;
-  std::uint64_t seed = 0;         // 0: a fresh random seed per run (the candidate cannot predict it; run_state.hpp)
-  bool force = false;             // re-evaluate what the store already has (never from a shared queue)
+  std::uint64_t seed = 0;  // 0: a fresh random seed per run (the candidate cannot predict it; run_state.hpp)
+  bool force = false;  // re-evaluate what the store already has (never from a shared queue)
   // --shard i/N (docs/scale.md): only this process's share of a static split of the jobs.
   struct shard_spec {
     int index = 0;

@@ -14,8 +14,8 @@
 namespace headroom::eval {
 
 struct reverify_plan {
-  std::vector<eval_job> jobs;        // the stored texts, written under the plan's folder
-  std::vector<record::evaluation> before;    // per job, the stored row it reruns
+  std::vector<eval_job> jobs;  // the stored texts, written under the plan's folder
+  std::vector<record::evaluation> before;  // per job, the stored row it reruns
   std::vector<std::string> skipped;  // rows not rerun (their source text is missing), as messages
 };
 

@@ -12,13 +12,13 @@
 namespace headroom::eval {
 
 struct run_state {
-  eval_options options;   // what the user asked for, as given
+  eval_options options;  // what the user asked for, as given
   std::uint64_t seed = 0;  // options.seed, or a fresh random one (never 0)
   std::vector<std::string> devices;  // expand_devices(options.device)
   // Host memory one problem's evaluation may hold (memory_plan.hpp): options.memory_budget, or a
   // share of what the machine has available when the run starts (docs/eval.md, "Memory").
   std::uint64_t memory_budget = 0;
-  std::vector<std::string> sandbox_roots;         // found once per run (candidate_sandbox.hpp)
+  std::vector<std::string> sandbox_roots;  // found once per run (candidate_sandbox.hpp)
   std::map<std::string, std::string> worker_env;  // added to every worker's environment
 };
 

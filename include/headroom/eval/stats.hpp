@@ -11,12 +11,12 @@ namespace headroom::eval {
 
 struct source_stats {
   std::string source;
-  int evaluations = 0;                  // rows counted: every verdict but reference_error
-  int skipped = 0;                      // reference_error rows: they say nothing about the candidate
+  int evaluations = 0;  // rows counted: every verdict but reference_error
+  int skipped = 0;  // reference_error rows: they say nothing about the candidate
   int correct = 0;
-  double correctness_rate = 0;          // correct / evaluations
-  std::map<double, double> fast_p;      // p -> share of all evaluations verified with speedup > p
-  int verified = 0;                     // correct, timed, no disqualifying flag
+  double correctness_rate = 0;  // correct / evaluations
+  std::map<double, double> fast_p;  // p -> share of all evaluations verified with speedup > p
+  int verified = 0;  // correct, timed, no disqualifying flag
   std::optional<double> median_speedup;  // over verified speedups (finite and positive ones)
   std::optional<double> geomean_speedup;
   std::map<std::string, int> verdicts;  // verdict name -> count (reference_error is in `skipped`)

@@ -35,8 +35,8 @@ std::vector<suite_case> cases_for(std::vector<suite_case> cases, const std::stri
 struct case_outcome {
   const suite_case* c = nullptr;
   const record::evaluation* got = nullptr;  // null: the run has no evaluation of the case
-  bool ok = false;                  // got meets the case's expectation
-  std::string why;                  // how it does not
+  bool ok = false;  // got meets the case's expectation
+  std::string why;  // how it does not
 };
 // Each case matched to its evaluation in `results` (by candidate and problem hash).
 std::vector<case_outcome> judge_cases(const std::vector<suite_case>& cases,

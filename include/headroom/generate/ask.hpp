@@ -18,13 +18,13 @@ struct attempt_report {
   long status = 0;
   double latency_s = 0;
   std::optional<chat_answer> answer;  // set on success
-  std::string error;                  // set on failure: what went wrong, for people
-  std::optional<double> retry_in_s;   // set when another attempt follows
+  std::string error;  // set on failure: what went wrong, for people
+  std::optional<double> retry_in_s;  // set when another attempt follows
 };
 
 struct ask_result {
   std::optional<chat_answer> answer;
-  std::string error;             // the last attempt's, when no answer came
+  std::string error;  // the last attempt's, when no answer came
   // The endpoint itself is at fault (unreachable after every retry, the key refused, no such path or
   // model): its configuration's other requests would fail the same way.
   bool endpoint_failed = false;

@@ -22,7 +22,7 @@ struct chat_message {
 std::string chat_request_body(const model_config& config, const std::vector<chat_message>& messages);
 
 struct chat_answer {
-  std::string content;        // the assistant's text
+  std::string content;  // the assistant's text
   std::string finish_reason;  // stop, length, ...; empty when the server sent none
   std::optional<std::int64_t> tokens_in, tokens_out;  // usage, when the server reported it
 };

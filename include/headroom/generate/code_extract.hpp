@@ -10,8 +10,8 @@ namespace headroom::generate {
 
 struct extracted_code {
   std::optional<std::string> code;  // none: the answer holds no candidate
-  int blocks = 0;                   // fenced blocks found (after any <think> section)
-  std::string how;                  // how the code was chosen, for the log ("the one python block", ...)
+  int blocks = 0;  // fenced blocks found (after any <think> section)
+  std::string how;  // how the code was chosen, for the log ("the one python block", ...)
 };
 
 // The rule (docs/generate.md, "Cutting the code out"):

@@ -11,7 +11,7 @@ namespace headroom::generate {
 
 struct feedback {
   std::string evaluation;  // {{evaluation}}: what the harness found
-  std::string request;     // {{request}}: what to do about it
+  std::string request;  // {{request}}: what to do about it
 };
 
 // `e` is the evaluation of the last turn's candidate; none when its answer held no code.

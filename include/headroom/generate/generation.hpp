@@ -20,7 +20,7 @@ namespace headroom::generate {
 struct generate_options {
   std::filesystem::path runs_dir;
   double backoff_s = 1;  // the first wait before a retry without Retry-After (retry.hpp)
-  std::optional<int> turns;    // overrides every configuration's
+  std::optional<int> turns;  // overrides every configuration's
   std::optional<int> samples;  // overrides every configuration's
 };
 
@@ -36,7 +36,7 @@ struct progress_event {
   std::string config, problem;
   int sample = 0, turn = 1;
   std::string outcome;  // candidate, no_code, failed, skipped (the endpoint failed before); retry (not finished)
-  std::string detail;   // the error, or how the code was cut out
+  std::string detail;  // the error, or how the code was cut out
   std::optional<std::int64_t> tokens_in, tokens_out;
   double latency_s = 0;
   int done = 0, total = 0;  // requests of this turn
@@ -47,20 +47,21 @@ struct progress_event {
 using progress_fn = std::function<void(const progress_event&)>;
 
 struct generate_summary {
-  int asked = 0;         // requests sent (not counting retries)
-  int resumed = 0;       // found done by an earlier run
+  int asked = 0;  // requests sent (not counting retries)
+  int resumed = 0;  // found done by an earlier run
   int candidates = 0, no_code = 0, failed = 0, skipped = 0;
-  int attempts = 0;      // HTTP attempts, retries included
+  int attempts = 0;  // HTTP attempts, retries included
   std::int64_t tokens_in = 0, tokens_out = 0;
   double cost = 0;
   std::vector<std::string> failed_endpoints;  // "name: the error" per configuration whose endpoint failed
-  std::vector<std::string> log_problems;      // lines of the log that could not be read
+  std::vector<std::string> log_problems;  // lines of the log that could not be read
 };
 
 // Throws input_error before any request for a configuration whose api_key_env is not set, for
 // problems that cannot be named apart, or for a runs folder that cannot be written.
-generate_summary run_generation(const std::vector<model_config>& configs, const std::vector<eval::problem_spec>& problems,
-                                const generate_options& options, const evaluate_fn& evaluate, const progress_fn& progress);
+generate_summary run_generation(const std::vector<model_config>& configs,
+                                const std::vector<eval::problem_spec>& problems, const generate_options& options,
+                                const evaluate_fn& evaluate, const progress_fn& progress);
 
 }  // namespace headroom::generate
 

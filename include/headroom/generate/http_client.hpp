@@ -11,23 +11,23 @@ struct http_request {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
-  double timeout_s = 600;          // the whole exchange
+  double timeout_s = 600;  // the whole exchange
   double connect_timeout_s = 30;
 };
 
 // Why no HTTP answer came (or came whole).
 enum class transport_failure {
-  none,         // the exchange completed; see status
+  none,  // the exchange completed; see status
   unreachable,  // name not resolved, connection refused, TLS handshake failed
-  timeout,      // timeout_s passed
-  cut_short,    // the connection ended before the answer did
+  timeout,  // timeout_s passed
+  cut_short,  // the connection ended before the answer did
   other,
 };
 
 struct http_response {
   transport_failure failure = transport_failure::none;
-  std::string error;   // the transport's message when failure != none
-  long status = 0;     // 0 when no status line came
+  std::string error;  // the transport's message when failure != none
+  long status = 0;  // 0 when no status line came
   std::string body;
   std::optional<double> retry_after_s;  // a Retry-After header, in seconds (a date becomes the wait until it)
 };

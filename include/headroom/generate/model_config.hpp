@@ -10,9 +10,9 @@
 namespace headroom::generate {
 
 struct model_config {
-  std::string name;      // the runs folder's name and the evaluation's source: [a-zA-Z0-9._-]+
+  std::string name;  // the runs folder's name and the evaluation's source: [a-zA-Z0-9._-]+
   std::string base_url;  // up to and including /v1: http://localhost:8000/v1
-  std::string model;     // the `model` field of each request
+  std::string model;  // the `model` field of each request
   std::string api_key_env;  // the variable that holds the key; empty: no Authorization header
   std::optional<double> temperature;
   std::optional<double> top_p;
@@ -20,19 +20,19 @@ struct model_config {
   // The request field that carries max_tokens: OpenAI's reasoning models take only
   // "max_completion_tokens"; vLLM, SGLang and most others take "max_tokens".
   std::string max_tokens_field = "max_tokens";
-  int samples = 1;       // candidates per problem
-  int turns = 1;         // attempts per sample; each further one is shown the last one's evaluation
-  int concurrency = 4;   // requests of this configuration in flight at once
-  bool stream = false;   // server-sent events instead of one JSON answer
+  int samples = 1;  // candidates per problem
+  int turns = 1;  // attempts per sample; each further one is shown the last one's evaluation
+  int concurrency = 4;  // requests of this configuration in flight at once
+  bool stream = false;  // server-sent events instead of one JSON answer
   double timeout_s = 600;  // one request, from connect to the last byte
-  int max_retries = 5;     // after the first attempt, on 429, 5xx, timeouts and malformed answers
+  int max_retries = 5;  // after the first attempt, on 429, 5xx, timeouts and malformed answers
   std::optional<std::string> reasoning_effort;  // sent as `reasoning_effort` when set
-  double price_in_per_mtok = 0;   // currency per million prompt tokens; 0: cost not counted
+  double price_in_per_mtok = 0;  // currency per million prompt tokens; 0: cost not counted
   double price_out_per_mtok = 0;  // per million completion tokens
-  std::string system_prompt;      // path of a template replacing the built-in system prompt; empty: built-in
-  std::string user_template;      // path of a template replacing the built-in first-turn prompt
+  std::string system_prompt;  // path of a template replacing the built-in system prompt; empty: built-in
+  std::string user_template;  // path of a template replacing the built-in first-turn prompt
   std::string feedback_template;  // path of a template replacing the built-in further-turn prompt
-  bool example = true;            // the worked example in the first turn's prompt
+  bool example = true;  // the worked example in the first turn's prompt
 };
 
 // Reads MODELS.toml: a [[model]] table per configuration, top-level keys giving defaults for all

@@ -12,9 +12,9 @@
 namespace headroom::generate {
 
 struct prompt_templates {
-  std::string system;    // data/prompts/system.md
-  std::string task;      // data/prompts/task.md: the first turn ({{problem_name}}, {{problem_source}}, {{example}})
-  std::string example;   // data/prompts/example.md: the worked example put at {{example}}
+  std::string system;  // data/prompts/system.md
+  std::string task;  // data/prompts/task.md: the first turn ({{problem_name}}, {{problem_source}}, {{example}})
+  std::string example;  // data/prompts/example.md: the worked example put at {{example}}
   std::string feedback;  // data/prompts/feedback.md: a further turn ({{turn}}, {{evaluation}}, {{request}})
 };
 

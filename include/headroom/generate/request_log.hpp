@@ -14,7 +14,7 @@ namespace headroom::generate {
 
 struct log_record {
   std::string kind = "request";  // "request" or "evaluation"
-  std::string time;              // ISO 8601 UTC
+  std::string time;  // ISO 8601 UTC
   std::string config, model, endpoint;
   std::string problem;  // the problem's id, "level1/19_ReLU"
   int sample = 0, turn = 1, attempt = 1;
@@ -31,9 +31,9 @@ struct log_record {
   std::optional<double> retry_in_s;
   int code_blocks = 0;
   std::string extraction;  // how the code was cut out
-  std::string file;        // the candidate, relative to the runs folder
+  std::string file;  // the candidate, relative to the runs folder
   std::string candidate_sha256;
-  std::string answer;      // the assistant's text, whole
+  std::string answer;  // the assistant's text, whole
   std::string feedback_from;  // turn > 1: the sha256 of the evaluated candidate shown (empty: no code was shown)
   // evaluation:
   std::string verdict;

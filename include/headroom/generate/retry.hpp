@@ -9,8 +9,8 @@ namespace headroom::generate {
 
 struct retry_policy {
   int max_retries = 5;
-  double base_s = 1;   // the first wait; it doubles with each attempt
-  double cap_s = 60;   // the longest wait the backoff itself picks
+  double base_s = 1;  // the first wait; it doubles with each attempt
+  double cap_s = 60;  // the longest wait the backoff itself picks
   double retry_after_cap_s = 600;  // a server's Retry-After is honoured up to this
 };
 

@@ -15,7 +15,7 @@ namespace headroom::generate {
 // A problem as the runs folder names it.
 struct named_problem {
   eval::problem_spec spec;
-  std::string level;   // the digits of the folder's name `level<L>`, else "1" (eval pairs by both)
+  std::string level;  // the digits of the folder's name `level<L>`, else "1" (eval pairs by both)
   std::string number;  // digits before the file name's first '_' ("19" of 19_ReLU.py); empty when none
 };
 

@@ -13,13 +13,13 @@
 namespace headroom::profile {
 
 struct profile_options {
-  std::vector<std::string> command;   // argv; command[0] is looked up on PATH
-  std::filesystem::path output;       // empty: headroom-<YYYYmmdd-HHMMSS>.sqlite in the working directory
-  std::string kinds;                  // HEADROOM_PROFILE_KINDS; empty: the library's default (all)
-  std::string api;                    // HEADROOM_PROFILE_API: "" or "launches", or "all"
-  std::string capture;                // HEADROOM_PROFILE_CAPTURE: "" or "whole", or "cudaProfilerApi"
-  std::string capture_end;            // HEADROOM_PROFILE_CAPTURE_END: "" or "repeat", or "stop" (needs cudaProfilerApi)
-  bool nvtx = true;                   // route NVTX through CUPTI (NVTX_INJECTION64_PATH)
+  std::vector<std::string> command;  // argv; command[0] is looked up on PATH
+  std::filesystem::path output;  // empty: headroom-<YYYYmmdd-HHMMSS>.sqlite in the working directory
+  std::string kinds;  // HEADROOM_PROFILE_KINDS; empty: the library's default (all)
+  std::string api;  // HEADROOM_PROFILE_API: "" or "launches", or "all"
+  std::string capture;  // HEADROOM_PROFILE_CAPTURE: "" or "whole", or "cudaProfilerApi"
+  std::string capture_end;  // HEADROOM_PROFILE_CAPTURE_END: "" or "repeat", or "stop" (needs cudaProfilerApi)
+  bool nvtx = true;  // route NVTX through CUPTI (NVTX_INJECTION64_PATH)
   bool keep_streams = false;
 };
 

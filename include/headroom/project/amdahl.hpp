@@ -11,7 +11,7 @@ inline constexpr double infinite_speedup = std::numeric_limits<double>::infinity
 
 struct part {
   double fraction;  // share of wall clock, 0..1
-  double speedup;   // >= 1 usually; infinite_speedup makes the part vanish
+  double speedup;  // >= 1 usually; infinite_speedup makes the part vanish
 };
 
 // End-to-end speedup when each part is sped up by its own factor and the rest is unchanged.

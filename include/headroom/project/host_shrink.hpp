@@ -13,8 +13,8 @@
 namespace headroom::project {
 
 struct host_shrink {
-  std::vector<time_ns> gap_saving;    // per node: host time taken from its host_order gap
-  std::vector<double> call_speedup;   // per node: divides a host call's own duration (1: unchanged)
+  std::vector<time_ns> gap_saving;  // per node: host time taken from its host_order gap
+  std::vector<double> call_speedup;  // per node: divides a host call's own duration (1: unchanged)
   bool empty() const { return gap_saving.empty(); }
 };
 

@@ -27,21 +27,21 @@ double published_time_saved(double fraction, double win_rate, double median_win)
 // What a category that no problem of the source covers gets.
 enum class uncovered_policy {
   pooled,  // the source's distribution over all its problems (its "all" row, for published figures)
-  none,    // nothing: 1x
+  none,  // nothing: 1x
 };
 std::string_view to_string(uncovered_policy p);
 std::optional<uncovered_policy> parse_uncovered_policy(std::string_view s);
 
 struct join_options {
   uncovered_policy uncovered = uncovered_policy::pooled;
-  int resamples = 2000;      // bootstrap resamples; 0: no intervals
+  int resamples = 2000;  // bootstrap resamples; 0: no intervals
   double confidence = 0.95;  // of the percentile interval
-  std::uint64_t seed = 1;    // the resampling is reproducible
+  std::uint64_t seed = 1;  // the resampling is reproducible
 };
 
 struct estimate {
-  bool available = false;     // false: the source cannot give it (published figures hold no distribution)
-  double time_saved = 0;      // share of the window's wall clock, 0..1
+  bool available = false;  // false: the source cannot give it (published figures hold no distribution)
+  double time_saved = 0;  // share of the window's wall clock, 0..1
   std::optional<double> low;  // the bootstrap interval of time_saved, when there is one
   std::optional<double> high;
   double speedup() const { return 1.0 / (1.0 - time_saved); }
@@ -56,7 +56,7 @@ struct category_join {
   double fraction = 0;  // the addressable kernels' share of wall clock
   basis applied = basis::none;
   std::string basis_text;  // for people: "7 problems", "pooled over all 56 problems", "no evaluation: 1x"
-  int problems = 0;        // behind the figures applied (pooled: all of the source's)
+  int problems = 0;  // behind the figures applied (pooled: all of the source's)
   int evaluations = 0;
   int wins = 0;
   double win_rate = 0;

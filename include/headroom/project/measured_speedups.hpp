@@ -15,7 +15,7 @@ namespace headroom::project {
 
 // One problem's evaluations by one source.
 struct problem_result {
-  std::string problem;                       // "level1/19_ReLU"
+  std::string problem;  // "level1/19_ReLU"
   std::optional<problem_category> category;  // nullopt: no problem-categories file names it
   // One per evaluation: what adopting the candidate gives, its verified speedup when above 1, else 1
   // (a wrong, failed or slower candidate leaves the old kernel in place).
@@ -35,9 +35,9 @@ struct published_summary {
 };
 
 struct measured_source {
-  std::string name;    // the model configuration ("gpt-5/level1"), or the summary's name
+  std::string name;  // the model configuration ("gpt-5/level1"), or the summary's name
   std::string origin;  // the file it came from
-  std::vector<problem_result> problems;      // a distribution: the join resamples these
+  std::vector<problem_result> problems;  // a distribution: the join resamples these
   std::vector<published_summary> summaries;  // or published figures only
   // What `headroom stats` shows for a distribution (correctness rate, fast_p, ...), and its verified
   // speedups sorted (for a CDF); empty for published figures.
@@ -58,7 +58,8 @@ std::vector<measured_source> read_results_store(const std::string& where, const 
 
 // A CSV of published figures or of a distribution (docs/method.md, "Speedups from a CSV file"),
 // every source in it or only `source`. Throws input_error naming the file, line and column.
-std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file, const std::optional<std::string>& source,
+std::vector<measured_source> read_speedups_csv(const std::filesystem::path& file,
+                                               const std::optional<std::string>& source,
                                                const problem_categories& categories);
 
 // One problem's speedup as a results store holds it: its newest verified evaluation (correct, with a

@@ -13,7 +13,7 @@
 namespace headroom::project {
 
 struct problem_category {
-  std::string name;                                   // as the data file says: "pooling", "gemm"
+  std::string name;  // as the data file says: "pooling", "gemm"
   classify::category kernels = classify::category::other;  // what it applies to: reduction, gemm
 };
 

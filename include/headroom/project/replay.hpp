@@ -25,7 +25,7 @@ enum class replay_latency {
 };
 
 struct replayed_timeline {
-  std::vector<time_ns> start;       // per graph node
+  std::vector<time_ns> start;  // per graph node
   std::vector<time_ns> end;
   std::vector<dependency> bound_by;  // per node: the input that decided its start (count_: none, pinned)
 };

@@ -32,6 +32,7 @@ struct shrink_set {
 
 // Each activity goes to the first rule that takes it (rules_in_order); throws input_error on a bad
 // kernel pattern.
-shrink_set shrink_by_rules(const trace::trace& t, const classify::classifier& c, const std::vector<speedup_rule>& rules);
+shrink_set shrink_by_rules(const trace::trace& t, const classify::classifier& c,
+                           const std::vector<speedup_rule>& rules);
 
 }  // namespace headroom::project

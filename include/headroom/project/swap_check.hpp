@@ -31,16 +31,16 @@ struct route_kernel {
   double after_per_step = 0;
   double before_ms_per_step = 0;  // summed durations per step
   double after_ms_per_step = 0;
-  bool targeted = false;         // a rule took it in the before-trace
+  bool targeted = false;  // a rule took it in the before-trace
   double fallback_per_step = 0;  // launches per step the rules still take in the after-trace (a targeted name)
 };
 
 struct route_audit {
   std::vector<route_kernel> kernels;  // every name whose launches per step changed, every targeted one
-  std::size_t targeted = 0;           // targeted names
-  std::size_t gone = 0;               // names launched before and not after
-  std::size_t appeared = 0;           // names launched after and not before
-  std::size_t fallbacks = 0;          // targeted names still taken by the rules after the swap
+  std::size_t targeted = 0;  // targeted names
+  std::size_t gone = 0;  // names launched before and not after
+  std::size_t appeared = 0;  // names launched after and not before
+  std::size_t fallbacks = 0;  // targeted names still taken by the rules after the swap
   bool every_target_replaced() const { return targeted > 0 && fallbacks == 0; }
 };
 
@@ -71,15 +71,15 @@ struct in_situ_part {
 
 struct swap_check {
   std::vector<projected_part> parts;  // each rule: its fraction of the before-trace's wall clock, its speedup
-  std::vector<host_rule> host;        // the host's side given to the replay (--host-range), if any
+  std::vector<host_rule> host;  // the host's side given to the replay (--host-range), if any
   std::vector<in_situ_part> in_situ;  // one per part
   step_sample before;
   step_sample after;
   // Gains in points of the before step time: 100 * (before - after) / before; negative: slower.
   double measured_gain = 0;  // the medians' change
-  double amdahl_gain = 0;    // median over the before-trace's steps
-  double replay_gain = 0;    // median over the replayed steps (replayed unshrunk against shrunk)
-  bool replayed = false;     // false: the before-trace has no host activity; the replay gain is Amdahl's
+  double amdahl_gain = 0;  // median over the before-trace's steps
+  double replay_gain = 0;  // median over the replayed steps (replayed unshrunk against shrunk)
+  bool replayed = false;  // false: the before-trace has no host activity; the replay gain is Amdahl's
   double replay_reproduction = 0;  // mean |replayed - measured| / measured with nothing shrunk
   double amdahl_error() const { return amdahl_gain - measured_gain; }
   double replay_error() const { return replay_gain - measured_gain; }

@@ -43,7 +43,7 @@ host_rule parse_host_range_speedup(std::string_view text);  // "--host-range REG
 struct projected_part {
   std::string label;
   trace::time_ns busy = 0;  // union inside the windows, summed over timelines
-  double fraction = 0.0;    // of the device-time weighted wall clock
+  double fraction = 0.0;  // of the device-time weighted wall clock
   double speedup = 1.0;
 };
 

@@ -21,7 +21,7 @@ struct paired_timing {
 // Where and with what the evaluation ran.
 struct environment {
   std::string device;  // "cuda:0" or "cpu"
-  std::string gpu;     // "NVIDIA H200" or the CPU model
+  std::string gpu;  // "NVIDIA H200" or the CPU model
   std::string driver;
   std::string cuda;
   std::string torch;
@@ -41,25 +41,25 @@ struct error_metrics {
 
 struct evaluation {
   std::string candidate_hash;  // sha256 of the candidate file's bytes
-  std::string source;          // the model configuration that wrote it ("gpt-5/level1", "reference")
+  std::string source;  // the model configuration that wrote it ("gpt-5/level1", "reference")
   std::string candidate_path;  // as given when it was evaluated
-  std::string problem;         // problem id, e.g. "level1/19_ReLU"
-  std::string problem_hash;    // sha256 of the problem file's bytes
+  std::string problem;  // problem id, e.g. "level1/19_ReLU"
+  std::string problem_hash;  // sha256 of the problem file's bytes
   verdict result = verdict::reference_error;
   std::vector<reason> reasons;  // why (for failures) and flags (for correct results)
   error_metrics errors;
   std::optional<timing_summary> candidate_timing;
-  std::optional<timing_summary> eager_timing;     // the reference, eager
+  std::optional<timing_summary> eager_timing;  // the reference, eager
   std::optional<timing_summary> compiled_timing;  // the reference under torch.compile
-  std::optional<double> speedup;                  // eager score / candidate score, or paired rounds' median ratio
-  std::optional<paired_timing> paired;            // set when paired rounds gave the speedup
+  std::optional<double> speedup;  // eager score / candidate score, or paired rounds' median ratio
+  std::optional<paired_timing> paired;  // set when paired rounds gave the speedup
   std::optional<double> speedup_compiled;
-  std::optional<double> speed_of_light_ms;        // the floor from bytes and FLOPs; none on CPU
+  std::optional<double> speed_of_light_ms;  // the floor from bytes and FLOPs; none on CPU
   environment env;
-  int checker = 0;          // eval::checker_version at evaluation time
-  std::string started_at;   // ISO 8601 UTC
+  int checker = 0;  // eval::checker_version at evaluation time
+  std::string started_at;  // ISO 8601 UTC
   double duration_s = 0;
-  std::string log;          // the tail of the worker's stderr for failures, else empty
+  std::string log;  // the tail of the worker's stderr for failures, else empty
 };
 
 // A correct verdict with a speedup and no disqualifying flag.

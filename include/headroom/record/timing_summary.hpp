@@ -13,18 +13,18 @@ struct timing_summary {
   double stddev_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
-  double rel_spread = 0;      // standard error of the median / median: what the adaptive loop drives down
+  double rel_spread = 0;  // standard error of the median / median: what the adaptive loop drives down
   double wall_median_ms = 0;  // device-synchronised host wall clock per call, minus an empty call's
-  double score_ms = 0;        // what speedups use: median_ms, or each call until the device was done
-                              // with it when other streams ran past the timed one (hidden work)
+  double score_ms = 0;  // what speedups use: median_ms, or each call until the device was done
+      // with it when other streams ran past the timed one (hidden work)
   // Not stored as columns (the evaluation's `clocks` text and reasons say how it was timed):
   double host_median_ms = 0;  // the call itself on the host (its dispatch and launches)
   double tail_median_ms = 0;  // the device busy past the timed stream's end, minus an empty call's
-  bool held = false;          // launches held behind a gate: device time, not host dispatch, was timed
-  bool host_bound = false;    // held, and the host's time in the call (its median) set the cost
+  bool held = false;  // launches held behind a gate: device time, not host dispatch, was timed
+  bool host_bound = false;  // held, and the host's time in the call (its median) set the cost
   double device_median_ms = 0;  // the events' own median (the device time when held)
-  double device_cost_ms = 0;    // held: the device's side of the cost, score_ms but for the host's time
-                                // (the events' median, or until the device was done: hidden work)
+  double device_cost_ms = 0;  // held: the device's side of the cost, score_ms but for the host's time
+      // (the events' median, or until the device was done: hidden work)
   std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
   // The events' median: device_median_ms, or median_ms from a worker that did not report it.
   double events_median_ms() const { return device_median_ms > 0 ? device_median_ms : median_ms; }

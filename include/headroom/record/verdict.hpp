@@ -10,12 +10,12 @@ namespace headroom::record {
 
 enum class verdict {
   correct,
-  incorrect,       // ran, but a check failed (mismatch, unwritten output, NaN, mutated input, ...)
-  compile_error,   // the candidate's extension did not build
-  load_error,      // the module did not import or ModelNew could not be constructed
-  runtime_error,   // forward raised (including CUDA errors surfaced as exceptions, out of memory)
-  crash,           // the worker died (signal, abort, exit without answering)
-  timeout,         // compile, load or run took longer than its limit
+  incorrect,  // ran, but a check failed (mismatch, unwritten output, NaN, mutated input, ...)
+  compile_error,  // the candidate's extension did not build
+  load_error,  // the module did not import or ModelNew could not be constructed
+  runtime_error,  // forward raised (including CUDA errors surfaced as exceptions, out of memory)
+  crash,  // the worker died (signal, abort, exit without answering)
+  timeout,  // compile, load or run took longer than its limit
   reference_error  // the problem itself failed; nothing is said about the candidate
 };
 

@@ -23,11 +23,11 @@ struct build_options {
   std::string title = "headroom report";
   std::string generator = "headroom";
   analyze::analyze_options analysis;
-  std::vector<std::filesystem::path> rules;                   // --rules
+  std::vector<std::filesystem::path> rules;  // --rules
   std::vector<std::filesystem::path> problem_category_files;  // --problem-categories
-  std::optional<std::string> source;                          // only this results source
+  std::optional<std::string> source;  // only this results source
   project::join_options join;
-  std::vector<std::filesystem::path> sections;                // extra sections (JSON)
+  std::vector<std::filesystem::path> sections;  // extra sections (JSON)
   bool allow_partial = false;  // read a trace cut short or partly damaged; its notes say what was lost
 };
 

@@ -18,8 +18,8 @@
 namespace headroom::report {
 
 struct workload {
-  std::string name;                 // "h200-dlrm-train"
-  std::vector<std::string> files;   // what it was read from
+  std::string name;  // "h200-dlrm-train"
+  std::vector<std::string> files;  // what it was read from
   project::measured_projection projection;  // its analysis (with attributed wall clock) and joins
 };
 
@@ -39,10 +39,10 @@ struct section_bar {
 };
 
 struct extra_section {
-  std::string kind;      // "replay", "profiler-overhead", ...: a CSS class and an anchor
+  std::string kind;  // "replay", "profiler-overhead", ...: a CSS class and an anchor
   std::string title;
   std::string workload;  // the workload it belongs under ("" or an unknown name: the end of the report)
-  bool lead = false;     // opens the report, before its summary (the figure a reader came for)
+  bool lead = false;  // opens the report, before its summary (the figure a reader came for)
   std::vector<std::string> paragraphs;
   std::vector<section_table> tables;
   std::string bar_label;  // the bar chart's axis label with its unit ("end-to-end speedup (x)")

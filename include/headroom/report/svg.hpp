@@ -25,12 +25,14 @@ class canvas {
   // description; `id` names it for links and CSS.
   canvas(double width, double height, std::string_view id, std::string_view title, std::string_view description);
 
-  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view tooltip, const attributes& extra = {});
+  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view tooltip,
+            const attributes& extra = {});
   void line(double x1, double y1, double x2, double y2, std::string_view css_class, const attributes& extra = {});
   // A polyline through the points, in order.
   void path(const std::vector<std::pair<double, double>>& points, std::string_view stroke, std::string_view css_class,
             std::string_view tooltip, const attributes& extra = {});
-  void circle(double x, double y, double r, std::string_view fill, std::string_view tooltip, const attributes& extra = {});
+  void circle(double x, double y, double r, std::string_view fill, std::string_view tooltip,
+              const attributes& extra = {});
   void text(double x, double y, std::string_view s, std::string_view css_class, anchor a = anchor::start,
             const attributes& extra = {});
   // Text turned 90 degrees counter-clockwise about (x, y): a y-axis label.

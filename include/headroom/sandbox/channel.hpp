@@ -15,7 +15,7 @@
 namespace headroom::sandbox {
 
 struct message {
-  std::string header;              // a JSON object
+  std::string header;  // a JSON object
   std::vector<std::byte> payload;  // concatenated tensor bytes, described by the header
 };
 

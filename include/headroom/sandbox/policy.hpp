@@ -24,16 +24,16 @@ struct scratch_mount {
 };
 
 struct resource_limits {
-  std::uint64_t processes = 1024;          // RLIMIT_NPROC: processes and threads of the sandbox's user
-  std::uint64_t file_bytes = 2ull << 30;   // RLIMIT_FSIZE: the largest file it may write
-  std::uint64_t open_files = 4096;         // RLIMIT_NOFILE
-  std::uint64_t output_bytes = 8ull << 20; // stdout and stderr together kept in the log; the excess is
-                                           // dropped and counted (its last 64 KiB kept)
+  std::uint64_t processes = 1024;  // RLIMIT_NPROC: processes and threads of the sandbox's user
+  std::uint64_t file_bytes = 2ull << 30;  // RLIMIT_FSIZE: the largest file it may write
+  std::uint64_t open_files = 4096;  // RLIMIT_NOFILE
+  std::uint64_t output_bytes = 8ull << 20;  // stdout and stderr together kept in the log; the excess is
+      // dropped and counted (its last 64 KiB kept)
 };
 
 struct policy {
   std::vector<bind_mount> binds;
-  std::vector<std::string> devices;   // device nodes bound into the private /dev (e.g. /dev/nvidia0)
+  std::vector<std::string> devices;  // device nodes bound into the private /dev (e.g. /dev/nvidia0)
   std::vector<scratch_mount> scratch;  // /tmp, /dev/shm, a build folder...
   std::vector<std::string> environment;  // KEY=VALUE: the whole environment of the program
   std::string workdir = "/";

@@ -22,9 +22,9 @@
 namespace headroom::sandbox {
 
 struct worker_launch {
-  std::filesystem::path worker;         // the headroom-worker executable
-  std::string python;                   // the interpreter whose environment the worker embeds
-  std::filesystem::path log;            // the worker's stderr goes here
+  std::filesystem::path worker;  // the headroom-worker executable
+  std::string python;  // the interpreter whose environment the worker embeds
+  std::filesystem::path log;  // the worker's stderr goes here
   std::map<std::string, std::string> env;  // added to (or replacing in) the parent's environment
   // Set: the worker runs in a sandbox of this policy, started by `sandbox` (headroom-sandbox), as
   // `worker_inside` (its path there); `env` is then ignored, the policy's environment is the whole.
@@ -38,8 +38,8 @@ enum class worker_failure { none, timeout, died, tampering };
 
 struct worker_reply {
   worker_failure failure = worker_failure::none;
-  message msg;          // the answer, when failure == none
-  std::string detail;   // for failures: "killed by signal 11 (SIGSEGV)", "exit status 1", ...
+  message msg;  // the answer, when failure == none
+  std::string detail;  // for failures: "killed by signal 11 (SIGSEGV)", "exit status 1", ...
 };
 
 class worker_process {
@@ -92,7 +92,7 @@ class worker_process {
   std::filesystem::path log_;
   bool dead_ = false;
   int control_ = -1, acknowledge_ = -1;  // to and from the sandbox's init (isolated workers)
-  int announcements_ = -1;               // the parent's end of the announcement socket
+  int announcements_ = -1;  // the parent's end of the announcement socket
   bool frozen_ = false;
   bool signal_sandbox(char command);
 };

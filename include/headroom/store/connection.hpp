@@ -36,8 +36,8 @@ class row {
   virtual ~row() = default;
   virtual bool is_null(int column) const = 0;
   virtual std::string_view text(int column) const = 0;  // valid until the next row
-  virtual std::int64_t integer(int column) const = 0;   // NULL reads as 0
-  virtual double real(int column) const = 0;            // NULL reads as NaN
+  virtual std::int64_t integer(int column) const = 0;  // NULL reads as 0
+  virtual double real(int column) const = 0;  // NULL reads as NaN
 };
 
 using row_callback = std::function<void(const row&)>;
@@ -61,7 +61,8 @@ class connection {
   virtual void exec(std::string_view sql) = 0;
   // One statement with $1.. parameters; each result row goes to on_row. Returns the rows an
   // INSERT, UPDATE or DELETE changed (0 for a query).
-  virtual std::int64_t run(std::string_view sql, std::span<const value> params = {}, const row_callback& on_row = {}) = 0;
+  virtual std::int64_t run(std::string_view sql, std::span<const value> params = {},
+                           const row_callback& on_row = {}) = 0;
   std::int64_t run(std::string_view sql, std::initializer_list<value> params, const row_callback& on_row = {}) {
     return run(sql, std::span<const value>(params.begin(), params.size()), on_row);
   }

@@ -24,7 +24,7 @@ struct stored_candidate {
   std::string hash;
   std::string source;  // model configuration
   std::string path;
-  std::string text;    // the file's contents
+  std::string text;  // the file's contents
 };
 
 struct stored_problem {
@@ -38,7 +38,7 @@ struct evaluation_filter {
   std::optional<std::string> source;
   std::optional<std::string> problem;
   std::optional<int> checker;  // only rows made by this checker version
-  bool latest_only = true;     // per (candidate, problem, device): the newest checker's row
+  bool latest_only = true;  // per (candidate, problem, device): the newest checker's row
 };
 
 class results_store {

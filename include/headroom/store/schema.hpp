@@ -12,7 +12,8 @@
 namespace headroom::store {
 
 // Every store's first table: its kind, schema version and creator, and whatever else it records.
-inline constexpr std::string_view meta_table_sql = "CREATE TABLE headroom_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+inline constexpr std::string_view meta_table_sql =
+    "CREATE TABLE headroom_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
 inline constexpr std::string_view created_by = "headroom 0.1.0";
 
 struct versioned_schema {

@@ -28,7 +28,7 @@ struct claimed_job {
 };
 
 struct queue_progress {
-  std::int64_t total = 0;       // this process's jobs
+  std::int64_t total = 0;  // this process's jobs
   std::int64_t unfinished = 0;  // of them, not done (pending, or claimed by anyone)
   // Seconds until the earliest live claim of another lapses (negative: one has lapsed); NaN: none.
   double next_lapse_s = 0;

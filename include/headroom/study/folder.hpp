@@ -16,8 +16,8 @@ inline constexpr int study_schema_version = 1;
 inline constexpr std::string_view manifest_file = "study.json";
 
 struct study_manifest {
-  std::string preset;            // the workloads' size preset; one folder holds one preset
-  std::string created;           // UTC, ISO 8601
+  std::string preset;  // the workloads' size preset; one folder holds one preset
+  std::string created;  // UTC, ISO 8601
   std::string headroom_version;  // of the headroom that created the folder
 };
 
@@ -29,14 +29,14 @@ struct run_record {
   run_key key;
   std::string domain;
   run_status status = run_status::ok;
-  std::string reason;                  // why it failed; "" when ok
+  std::string reason;  // why it failed; "" when ok
   std::vector<std::string> command;
   int exit_status = 0;
-  std::string started;                 // UTC, ISO 8601
-  double seconds = 0.0;                // wall clock of the whole run, start-up and compilation included
-  std::vector<std::string> traces;     // relative to the run folder; several are merged as ranks
-  std::string harness;                 // the workload's summary, relative ("" when there is none)
-  std::filesystem::path dir;           // the folder it was read from (not stored in the file)
+  std::string started;  // UTC, ISO 8601
+  double seconds = 0.0;  // wall clock of the whole run, start-up and compilation included
+  std::vector<std::string> traces;  // relative to the run folder; several are merged as ranks
+  std::string harness;  // the workload's summary, relative ("" when there is none)
+  std::filesystem::path dir;  // the folder it was read from (not stored in the file)
 };
 
 class study_folder {

@@ -14,7 +14,7 @@ namespace headroom::study {
 enum class variant { eager, compiled };
 enum class recorder { headroom, torch };
 
-std::string_view to_string(variant v);   // "eager", "compile"
+std::string_view to_string(variant v);  // "eager", "compile"
 std::string_view to_string(recorder r);  // "headroom", "torch"
 std::optional<variant> parse_variant(std::string_view s);
 std::optional<recorder> parse_recorder(std::string_view s);
@@ -29,11 +29,11 @@ struct run_key {
 };
 
 // The files of one run folder (docs/study.md).
-inline constexpr std::string_view record_file = "result.json";      // written last: the run is done
-inline constexpr std::string_view harness_file = "run.json";        // the workload's own summary
-inline constexpr std::string_view log_file = "log.txt";             // the run's stdout and stderr
-inline constexpr std::string_view store_file = "trace.sqlite";      // headroom profile's store
-inline constexpr std::string_view kineto_file = "trace.json.gz";    // torch.profiler's trace
+inline constexpr std::string_view record_file = "result.json";  // written last: the run is done
+inline constexpr std::string_view harness_file = "run.json";  // the workload's own summary
+inline constexpr std::string_view log_file = "log.txt";  // the run's stdout and stderr
+inline constexpr std::string_view store_file = "trace.sqlite";  // headroom profile's store
+inline constexpr std::string_view kineto_file = "trace.json.gz";  // torch.profiler's trace
 inline constexpr std::string_view analysis_file = "analysis.json";  // headroom analyze --json, steady state
 // The trace over every timed step, the window on which the two recorders are compared: headroom's
 // store with no warm-up step skipped, torch.profiler's whole trace.
@@ -50,15 +50,16 @@ struct planned_run {
 std::vector<planned_run> plan_runs(const std::vector<workload>& workloads, bool compiled, bool compare_torch);
 
 struct run_settings {
-  std::filesystem::path headroom;       // the executable that runs `headroom profile`
+  std::filesystem::path headroom;  // the executable that runs `headroom profile`
   std::filesystem::path workloads_dir;
   std::string python = "python3";
   std::string preset = "large";
-  std::optional<int> steps;             // timed steps instead of the preset's
-  std::optional<int> timeout_s;         // instead of each workload's
+  std::optional<int> steps;  // timed steps instead of the preset's
+  std::optional<int> timeout_s;  // instead of each workload's
 };
 
 // The argv that records `run` into `run_dir`.
-std::vector<std::string> run_command(const planned_run& run, const run_settings& s, const std::filesystem::path& run_dir);
+std::vector<std::string> run_command(const planned_run& run, const run_settings& s,
+                                     const std::filesystem::path& run_dir);
 
 }  // namespace headroom::study

@@ -19,18 +19,18 @@ using progress_fn = std::function<void(const std::string& line)>;
 struct study_options {
   std::filesystem::path folder;
   std::vector<workload> workloads;
-  bool compiled = false;        // the torch.compile variant beside eager
-  bool compare_torch = false;   // each run again under torch.profiler
-  bool dry_run = false;         // say what would run; run and write nothing
+  bool compiled = false;  // the torch.compile variant beside eager
+  bool compare_torch = false;  // each run again under torch.profiler
+  bool dry_run = false;  // say what would run; run and write nothing
   run_settings settings;
   std::string headroom_version;
 };
 
 struct study_outcome {
   int planned = 0;
-  int done_before = 0;   // skipped: recorded by an earlier invocation
-  int recorded = 0;      // run now, successfully
-  int failed = 0;        // run now, without a usable trace (the record says why)
+  int done_before = 0;  // skipped: recorded by an earlier invocation
+  int recorded = 0;  // run now, successfully
+  int failed = 0;  // run now, without a usable trace (the record says why)
   int interrupted_by = 0;  // SIGINT, SIGTERM or SIGHUP (0: none): the run under way was stopped and left unrecorded
 };
 

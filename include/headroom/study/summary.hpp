@@ -26,10 +26,10 @@ inline constexpr double published_recommender_speedup = 1.552;
 
 // One analysis reduced to what the study's tables show (docs/method.md defines each figure).
 struct run_figures {
-  std::string window_source;       // step_markers, repeating_unit, whole_span, explicit
+  std::string window_source;  // step_markers, repeating_unit, whole_span, explicit
   std::string window_description;  // "steps ProfilerStep#1..#19 (19 steps; 1 skipped as warm-up)"
-  std::string device;              // the first timeline's label: "rank 0 / GPU 0 (NVIDIA H200)"
-  int steps = 0;                   // steps or repeating units in the window (first timeline)
+  std::string device;  // the first timeline's label: "rank 0 / GPU 0 (NVIDIA H200)"
+  int steps = 0;  // steps or repeating units in the window (first timeline)
   int timelines = 0;
   // Device-time weighted totals over the timelines, in ns.
   std::int64_t wall = 0;
@@ -37,7 +37,7 @@ struct run_figures {
   std::int64_t kernel_busy = 0;
   std::int64_t addressable = 0;
   std::int64_t addressable_exclusive = 0;
-  std::int64_t gemm = 0;       // busy time of the gemm category
+  std::int64_t gemm = 0;  // busy time of the gemm category
   std::int64_t attention = 0;  // busy time of the attention category
 
   double addressable_fraction() const { return share(addressable); }
@@ -54,21 +54,21 @@ struct run_figures {
 struct harness_figures {
   std::optional<double> median_step_s;
   std::optional<double> warmup_s;  // the warm-up steps together: torch.compile's compilation lands here
-  int steps = 0;                   // timed steps
-  std::string device;              // "NVIDIA H200"
+  int steps = 0;  // timed steps
+  std::string device;  // "NVIDIA H200"
   std::string torch_version;
-  std::string step_marker_api;     // "nvtx": the timed steps carry ProfilerStep#N ranges in headroom's trace
-  std::string description;         // the workload's own line: sizes, parameters
+  std::string step_marker_api;  // "nvtx": the timed steps carry ProfilerStep#N ranges in headroom's trace
+  std::string description;  // the workload's own line: sizes, parameters
 };
 
 // One run's contribution to a row: its figures, or why it has none.
 struct run_result {
   std::string status = "not run";  // "ok", or "failed: ...", "timed out: ...", "not run"
-  std::optional<run_figures> figures;            // the steady-state window: the study's table
+  std::optional<run_figures> figures;  // the steady-state window: the study's table
   std::optional<run_figures> all_steps_figures;  // every timed step: the two recorders' comparison
   std::optional<harness_figures> harness;
   std::string figures_from;  // "trace" or "analysis.json" (the trace was not in the folder)
-  std::string folder;        // the run folder, relative to the study folder
+  std::string folder;  // the run folder, relative to the study folder
 };
 
 // One workload and variant: its headroom run and, when recorded, its torch.profiler run.
@@ -90,8 +90,8 @@ struct study_summary {
   std::string folder;
   std::string preset;
   double kernel_speedup = default_kernel_speedup;
-  std::vector<study_row> rows;      // transformer, recommender, vision, then other domains; eager before compile
-  std::vector<std::string> notes;   // what the reader should know (runs not read, rules added)
+  std::vector<study_row> rows;  // transformer, recommender, vision, then other domains; eager before compile
+  std::vector<std::string> notes;  // what the reader should know (runs not read, rules added)
 };
 
 }  // namespace headroom::study

@@ -16,7 +16,7 @@ inline constexpr int study_summary_schema_version = 1;
 // own tables with the report's formatting (report/units.hpp); the report knows nothing of the study.
 struct study_table {
   std::string caption;  // "" for the study table itself, which comes first
-  std::string intro;    // a paragraph before the table
+  std::string intro;  // a paragraph before the table
   std::vector<std::string> columns;
   std::vector<bool> numeric;  // per column: right-aligned
   std::vector<std::vector<std::string>> rows;

@@ -9,11 +9,11 @@
 namespace headroom::study {
 
 struct workload {
-  std::string name;               // "gpt_train": the run's name in the study folder and its tables
-  std::string script;             // "gpt.py", in the workloads folder
+  std::string name;  // "gpt_train": the run's name in the study folder and its tables
+  std::string script;  // "gpt.py", in the workloads folder
   std::vector<std::string> args;  // the script's arguments beside the study's own ("--mode", "train")
-  std::string domain;             // transformer, recommender, vision
-  int timeout_s = 300;            // one run of the large preset, torch.compile's warm-up included
+  std::string domain;  // transformer, recommender, vision
+  int timeout_s = 300;  // one run of the large preset, torch.compile's warm-up included
 };
 
 // Reads the registry. Throws input_error naming the file, the entry and the problem.

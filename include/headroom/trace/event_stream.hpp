@@ -24,18 +24,18 @@ inline constexpr std::uint16_t event_stream_version = 1;
 struct event_stream_header {
   std::uint32_t pid = 0;
   std::int32_t rank = -1;  // distributed rank when the environment says so
-  time_ns start = 0;       // on the events' clock, when the stream was opened
+  time_ns start = 0;  // on the events' clock, when the stream was opened
   std::string process_name;
   std::string host;
 };
 
 // Counts the profiler reports as increments; the reader sums them.
 enum class event_counter : std::uint32_t {
-  dropped_records = 1,      // lost by the profiler (CUPTI out of buffer space)
-  overhead_records = 2,     // CUPTI overhead records (instrumentation, buffer flushes, ...)
-  overhead_ns = 3,          // their total duration
+  dropped_records = 1,  // lost by the profiler (CUPTI out of buffer space)
+  overhead_records = 2,  // CUPTI overhead records (instrumentation, buffer flushes, ...)
+  overhead_ns = 3,  // their total duration
   unconverted_records = 4,  // records of kinds headroom does not convert
-  untimed_records = 5,      // activities without timestamps, skipped
+  untimed_records = 5,  // activities without timestamps, skipped
 };
 
 struct event_stream_counters {
@@ -78,8 +78,8 @@ class event_stream_writer {
   bool close() noexcept;  // flush, then close the file; later adds count as lost
 
   bool ok() const noexcept;
-  std::string error() const;             // the first error, or ""
-  std::uint64_t lost_records() const noexcept;   // records not written because of an error
+  std::string error() const;  // the first error, or ""
+  std::uint64_t lost_records() const noexcept;  // records not written because of an error
   std::uint64_t bytes_written() const noexcept;
 
  private:

@@ -14,11 +14,11 @@ namespace headroom::trace {
 
 // What the reader did, for benchmarks and for tests that pin the memory bound.
 struct kineto_read_stats {
-  std::uint64_t input_bytes = 0;       // bytes of the file (compressed when gzip)
-  std::uint64_t json_bytes = 0;        // bytes of JSON text scanned
-  std::uint64_t events = 0;            // elements of traceEvents seen, kept or not
-  std::uint64_t batches = 0;           // simdjson documents parsed
-  std::size_t max_buffer_bytes = 0;    // the largest the chunk buffer ever was
+  std::uint64_t input_bytes = 0;  // bytes of the file (compressed when gzip)
+  std::uint64_t json_bytes = 0;  // bytes of JSON text scanned
+  std::uint64_t events = 0;  // elements of traceEvents seen, kept or not
+  std::uint64_t batches = 0;  // simdjson documents parsed
+  std::size_t max_buffer_bytes = 0;  // the largest the chunk buffer ever was
 };
 
 // What inflates a .json.gz: ISA-L's igzip (2.7x zlib's speed on trace JSON), or zlib, the baseline
@@ -36,8 +36,7 @@ struct kineto_tuning {
   kineto_read_stats* stats = nullptr;
 };
 
-trace read_kineto_json(const std::filesystem::path& path, const read_options& options,
-                       const kineto_tuning& tuning);
+trace read_kineto_json(const std::filesystem::path& path, const read_options& options, const kineto_tuning& tuning);
 
 // The same reader over bytes in memory (plain or gzip); `origin` names them in messages.
 trace read_kineto_json_buffer(std::string_view bytes, std::string_view origin, const read_options& options = {},

@@ -52,13 +52,13 @@ enum class copy_kind : std::uint8_t {
 // A kernel, copy or memset that ran on a device.
 struct activity {
   time_ns start = 0;
-  time_ns end = 0;               // end >= start after reading; readers clamp and warn otherwise
-  std::uint64_t correlation = 0; // links to the api_call that launched it; 0 when unknown
-  std::uint64_t bytes = 0;       // copies and memsets
-  string_id name = 0;            // kernels: the demangled name when the source has it
+  time_ns end = 0;  // end >= start after reading; readers clamp and warn otherwise
+  std::uint64_t correlation = 0;  // links to the api_call that launched it; 0 when unknown
+  std::uint64_t bytes = 0;  // copies and memsets
+  string_id name = 0;  // kernels: the demangled name when the source has it
   std::int32_t stream = -1;
   std::int16_t device = -1;
-  std::uint16_t process = 0;     // index into trace::processes
+  std::uint16_t process = 0;  // index into trace::processes
   activity_kind kind = activity_kind::kernel;
   copy_kind copy = copy_kind::none;
   std::uint32_t graph_node = 0;  // 0: not launched from a CUDA graph; else graph_node_tag(node id)
@@ -104,11 +104,11 @@ struct launch_call {
 };
 
 enum class sync_kind : std::uint8_t {
-  event_synchronize,    // cudaEventSynchronize: the host waits for an event
-  stream_wait_event,    // cudaStreamWaitEvent: a stream waits for an event; the host does not wait
-  stream_synchronize,   // cudaStreamSynchronize: the host waits for a stream
+  event_synchronize,  // cudaEventSynchronize: the host waits for an event
+  stream_wait_event,  // cudaStreamWaitEvent: a stream waits for an event; the host does not wait
+  stream_synchronize,  // cudaStreamSynchronize: the host waits for a stream
   context_synchronize,  // cudaDeviceSynchronize, cuCtxSynchronize: the host waits for the device
-  event_record,         // cudaEventRecord: the event marks the work enqueued on `stream` so far; nobody waits
+  event_record,  // cudaEventRecord: the event marks the work enqueued on `stream` so far; nobody waits
 };
 
 // A CUDA synchronisation: where the host waited for the GPU, where one stream waits for work
@@ -118,10 +118,10 @@ struct synchronization {
   time_ns start = 0;
   time_ns end = 0;
   std::uint64_t correlation = 0;  // links to the api_call that synchronised (or recorded); 0 when unknown
-  std::int64_t event = -1;        // CUDA event id (event record, synchronize, stream wait event); -1 when none
-  std::uint32_t context = 0;      // CUDA context id; 0 when unknown
-  std::uint32_t thread = 0;       // host thread of the call; 0 when unknown
-  std::int32_t stream = -1;       // stream synchronised, made to wait or recorded on; -1 when none
+  std::int64_t event = -1;  // CUDA event id (event record, synchronize, stream wait event); -1 when none
+  std::uint32_t context = 0;  // CUDA context id; 0 when unknown
+  std::uint32_t thread = 0;  // host thread of the call; 0 when unknown
+  std::int32_t stream = -1;  // stream synchronised, made to wait or recorded on; -1 when none
   std::int16_t device = -1;
   std::uint16_t process = 0;
   sync_kind kind = sync_kind::context_synchronize;
@@ -134,8 +134,8 @@ struct synchronization {
 enum class range_kind : std::uint8_t {
   cpu_annotation,  // record_function / user annotations on a host thread (ProfilerStep#N lives here)
   gpu_annotation,  // the same annotation projected on a device's timeline (Kineto gpu_user_annotation)
-  nvtx,            // NVTX push/pop or start/end range
-  mark,            // an instant (start == end): NVTX mark, Kineto instant event
+  nvtx,  // NVTX push/pop or start/end range
+  mark,  // an instant (start == end): NVTX mark, Kineto instant event
 };
 
 struct range {
@@ -151,7 +151,7 @@ struct range {
 struct device_info {
   std::int16_t id = -1;
   std::uint16_t process = 0;  // the process whose trace described it
-  std::string name;           // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   int compute_major = 0;
   int compute_minor = 0;
   int sm_count = 0;
@@ -160,7 +160,7 @@ struct device_info {
 
 struct process_info {
   std::uint32_t pid = 0;
-  std::string name;        // command or file it came from
+  std::string name;  // command or file it came from
   std::int32_t rank = -1;  // distributed rank when the trace says so
   std::string host;
 };
@@ -182,15 +182,15 @@ struct trace {
   std::vector<activity> activities;
   std::vector<launch_geometry> geometry;  // empty, or one per activity
   std::vector<api_call> api_calls;
-  std::vector<launch_call> launches;      // empty unless read_options::launch_calls (see launch_call)
+  std::vector<launch_call> launches;  // empty unless read_options::launch_calls (see launch_call)
   std::vector<range> ranges;
   std::vector<synchronization> synchronizations;
   std::vector<device_info> devices;
   std::vector<process_info> processes;
   std::vector<reader_warning> warnings;
   source_format format = source_format::synthetic;
-  std::string platform;              // "cuda", "rocm", "mtia" or "" when the trace does not say
-  std::uint64_t dropped_records = 0; // records the profiler said it lost
+  std::string platform;  // "cuda", "rocm", "mtia" or "" when the trace does not say
+  std::uint64_t dropped_records = 0;  // records the profiler said it lost
 
   // Adds a warning, or bumps the count of an identical one.
   void warn(std::string what);

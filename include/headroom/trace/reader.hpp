@@ -14,15 +14,15 @@
 namespace headroom::trace {
 
 struct read_options {
-  bool api_calls = true;         // keep runtime/driver calls whole (analysis needs launch_calls only)
-  bool launch_calls = false;     // without api_calls: keep their launch pairs in trace::launches
-                                 // (Kineto JSON only; other readers ignore it)
-  bool ranges = true;            // keep annotations, NVTX ranges and marks
+  bool api_calls = true;  // keep runtime/driver calls whole (analysis needs launch_calls only)
+  bool launch_calls = false;  // without api_calls: keep their launch pairs in trace::launches
+      // (Kineto JSON only; other readers ignore it)
+  bool ranges = true;  // keep annotations, NVTX ranges and marks
   bool launch_geometry = false;  // fill trace::geometry
   // Kineto JSON: keep launch pairs instead of whole API calls (api_calls off, launch_calls on): what
   // analysis needs, at a fraction of the memory. Other formats keep their calls.
   bool launch_pairs_for_json = false;
-  util::progress_fn progress;    // bytes read so far, of the file's size
+  util::progress_fn progress;  // bytes read so far, of the file's size
 };
 
 enum class file_format { kineto_json, kineto_json_gz, sqlite_nsys, sqlite_headroom, unknown };
@@ -37,7 +37,7 @@ file_format detect_format(const std::filesystem::path& path);
 trace read_trace(const std::filesystem::path& path, const read_options& options = {});
 
 struct inputs_options {
-  read_options read;           // for every file (its progress is drawn on a terminal)
+  read_options read;  // for every file (its progress is drawn on a terminal)
   bool allow_partial = false;  // accept a file cut short or partly unreadable (its losses stay as warnings)
 };
 

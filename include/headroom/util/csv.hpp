@@ -11,9 +11,9 @@
 namespace headroom::util {
 
 struct csv_table {
-  std::vector<std::string> header;           // the first row, fields trimmed
+  std::vector<std::string> header;  // the first row, fields trimmed
   std::vector<std::vector<std::string>> rows;  // each as wide as the header
-  std::vector<int> lines;                    // each row's line number in the file, for messages
+  std::vector<int> lines;  // each row's line number in the file, for messages
 
   // Index of the column named `name`, if any.
   std::optional<std::size_t> column(std::string_view name) const;

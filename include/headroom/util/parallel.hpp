@@ -136,7 +136,8 @@ class chunk_pool {
 // Calls f(chunk) for every chunk in [0, chunks) from up to `threads` threads (0: default_threads()),
 // the calling thread among them; on the installed chunk_pool's threads when there is one. An
 // exception from f stops the remaining chunks and is rethrown.
-template <class F> void for_each_chunk(std::size_t chunks, unsigned threads, F&& f) {
+template <class F>
+void for_each_chunk(std::size_t chunks, unsigned threads, F&& f) {
   if (threads == 0) threads = default_threads();
   if (threads > 1 && chunks > 1 && chunk_pool::installed() && !chunk_pool::inside()) {
     chunk_pool::installed()->run(chunks, std::function<void(std::size_t)>(std::ref(f)));
@@ -168,7 +169,8 @@ template <class F> void for_each_chunk(std::size_t chunks, unsigned threads, F&&
 }
 
 // The same over the elements [0, n): f(begin, end, chunk) for each chunk's range.
-template <class F> void for_each_range(std::size_t n, unsigned threads, F&& f) {
+template <class F>
+void for_each_range(std::size_t n, unsigned threads, F&& f) {
   for_each_chunk(chunk_count(n), threads, [&](std::size_t c) {
     const std::size_t begin = c * chunk_elements;
     f(begin, std::min(n, begin + chunk_elements), c);
@@ -176,7 +178,8 @@ template <class F> void for_each_range(std::size_t n, unsigned threads, F&& f) {
 }
 
 // The same over bytes: f(offset, length) for each piece of `piece` bytes of [0, bytes).
-template <class F> void for_each_piece(std::size_t bytes, std::size_t piece, unsigned threads, F&& f) {
+template <class F>
+void for_each_piece(std::size_t bytes, std::size_t piece, unsigned threads, F&& f) {
   for_each_chunk((bytes + piece - 1) / piece, threads, [&](std::size_t c) {
     const std::size_t at = c * piece;
     f(at, std::min(piece, bytes - at));
@@ -184,7 +187,8 @@ template <class F> void for_each_piece(std::size_t bytes, std::size_t piece, uns
 }
 
 // memcpy of gigabytes in pieces shared among threads: page faults and copies both scale.
-inline void copy_in_pieces(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t piece, unsigned threads) {
+inline void copy_in_pieces(std::byte* to, const std::byte* from, std::size_t bytes, std::size_t piece,
+                           unsigned threads) {
   for_each_piece(bytes, piece, threads, [&](std::size_t at, std::size_t n) { std::memcpy(to + at, from + at, n); });
 }
 

@@ -19,8 +19,8 @@
 namespace headroom::util {
 
 enum class process_grouping {
-  inherit,      // the parent's process group
-  own_group,    // a process group of its own (setpgid in the child and in the parent)
+  inherit,  // the parent's process group
+  own_group,  // a process group of its own (setpgid in the child and in the parent)
   own_session,  // a session, and so a process group, of its own (setsid)
 };
 
@@ -35,14 +35,14 @@ struct spawn_spec {
   // inherited as they are; every other descriptor of the parent that is close-on-exec stays closed.
   std::vector<std::pair<int, int>> descriptors;
   process_grouping grouping = process_grouping::inherit;
-  bool die_with_parent = false;          // SIGKILL when the parent thread that started it exits
-  std::vector<int> default_signals;      // dispositions reset to SIG_DFL in the child
-  const sigset_t* signal_mask = nullptr; // the child's signal mask (nullptr: the parent's)
+  bool die_with_parent = false;  // SIGKILL when the parent thread that started it exits
+  std::vector<int> default_signals;  // dispositions reset to SIG_DFL in the child
+  const sigset_t* signal_mask = nullptr;  // the child's signal mask (nullptr: the parent's)
 };
 
 struct spawned {
-  pid_t pid = -1;       // the running child; -1 when exec failed (the child is already reaped)
-  int exec_error = 0;   // errno of a failed exec, 0 when the program runs
+  pid_t pid = -1;  // the running child; -1 when exec failed (the child is already reaped)
+  int exec_error = 0;  // errno of a failed exec, 0 when the program runs
 };
 
 // Forks and execs. Throws std::system_error when the pipe or fork fails; a program that cannot be

@@ -36,7 +36,8 @@ class device {
   virtual void perturbed_copy(void* dst, const void* src, dtype type, std::size_t numel, std::uint64_t seed,
                               std::uint64_t symmetric_n) = 0;
   // The sketch of `numel` contiguous elements of `type` (fresh_inputs.hpp), summed in double.
-  virtual std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel, std::uint64_t seed) = 0;
+  virtual std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel,
+                                                  std::uint64_t seed) = 0;
 
   // The stream PyTorch launches on (from torch.cuda.current_stream); 0 is the legacy default stream.
   virtual void set_stream(std::uintptr_t stream) = 0;
@@ -62,11 +63,11 @@ class device {
   virtual void start_timer(bool hold = false) = 0;
   virtual void call_returned() = 0;
   struct times {
-    double event_ms;   // on the timed stream (the host clock on the CPU)
-    double wall_ms;    // start of the call to the device-wide synchronisation after it
-    double host_ms;    // the call itself on the host
-    double tail_ms;    // from the timed stream's end to the device's (work left on other streams)
-    bool held;         // the launches were held (event_ms is device time only)
+    double event_ms;  // on the timed stream (the host clock on the CPU)
+    double wall_ms;  // start of the call to the device-wide synchronisation after it
+    double host_ms;  // the call itself on the host
+    double tail_ms;  // from the timed stream's end to the device's (work left on other streams)
+    bool held;  // the launches were held (event_ms is device time only)
     bool hold_timed_out;
   };
   virtual times stop_timer() = 0;

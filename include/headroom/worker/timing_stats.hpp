@@ -11,7 +11,7 @@ namespace headroom::worker {
 struct stopping_rule {
   int min_samples = 10;
   int max_samples = 2000;
-  double max_seconds = 10.0;     // wall time spent sampling
+  double max_seconds = 10.0;  // wall time spent sampling
   double target_spread = 0.002;  // standard error of the median / median
 };
 
@@ -80,6 +80,5 @@ double median_of(std::vector<double> v);
 // deviation: rel_spread() of one side, and of the ratios of alternating calls (src/eval/paired.cpp).
 // Infinite below 3 values or at a median that is not positive.
 double median_rel_error(const std::vector<double>& v);
-
 
 }  // namespace headroom::worker

@@ -13,9 +13,9 @@ using headroom::test::trace_builder;
 
 TEST(Attribution, OverlappingTimeIsSplitEvenlyAmongTheClassesRunning) {
   running_attribution a(3);
-  a.add({0, 100}, 0);   // class 0 alone for 50, then with class 1
+  a.add({0, 100}, 0);  // class 0 alone for 50, then with class 1
   a.add({50, 150}, 1);  // with 0 for 50, alone for 50
-  a.add({60, 80}, 1);   // a second class-1 activity inside the first: class 1 is still one class
+  a.add({60, 80}, 1);  // a second class-1 activity inside the first: class 1 is still one class
   a.add({200, 260}, 2);
   a.add({240, 300}, 0);
   const auto g = a.finish();

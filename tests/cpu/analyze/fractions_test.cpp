@@ -137,7 +137,9 @@ TEST(Fractions, RanksMergedFromSeparateFilesAreWeightedByDeviceTime) {
 
 TEST(Fractions, DevicesOfOneProcessAndUnknownDevicesGetTheirOwnTimelines) {
   trace_builder b;
-  b.kernel(test::triton, 0, 100, 7, 0, 0, 0).kernel(test::triton, 0, 100, 7, 0, 0, 1).kernel(test::gemm, 0, 10, 7, 0, 0, -1);
+  b.kernel(test::triton, 0, 100, 7, 0, 0, 0)
+      .kernel(test::triton, 0, 100, 7, 0, 0, 1)
+      .kernel(test::gemm, 0, 10, 7, 0, 0, -1);
   const auto rep = analyze::analyze(b.t, test::test_classifier(), whole());
   ASSERT_EQ(rep.timelines.size(), 3u);
   EXPECT_EQ(rep.timelines[0].device, -1);

@@ -22,7 +22,8 @@ std::vector<string_id> warmup_noise(std::size_t n, unsigned seed) {
   // Autotuning and lazy initialisation: many distinct names and a few of the step's own.
   std::mt19937 rng(seed);
   std::vector<string_id> s;
-  for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<string_id>(rng() % 3 == 0 ? 10 + rng() % 4 : 100 + rng() % 40));
+  for (std::size_t i = 0; i < n; ++i)
+    s.push_back(static_cast<string_id>(rng() % 3 == 0 ? 10 + rng() % 4 : 100 + rng() % 40));
   return s;
 }
 
@@ -35,7 +36,7 @@ TEST(RepeatingUnit, FindsTheTrainingStepNotTheLayerAfterWarmupNoise) {
   const auto u = find_repeating_unit(seq, 1);
   ASSERT_TRUE(u.has_value());
   EXPECT_EQ(u->period, one.size());  // 63 kernels, not the 5 of a layer
-  EXPECT_EQ(u->units, 6);            // 8 steps: the last has no following anchor, one is warm-up
+  EXPECT_EQ(u->units, 6);  // 8 steps: the last has no following anchor, one is warm-up
   EXPECT_EQ(u->skipped, 1);
   EXPECT_GE(u->match, 0.99);
   // The units start on a step boundary after the noise.

@@ -63,7 +63,8 @@ inline constexpr std::string_view layer_norm =
     "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)";
 inline constexpr std::string_view nccl = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
 inline constexpr std::string_view triton = "triton_poi_fused_add_mul_0";
-inline constexpr std::string_view flash = "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, false, false, cutlass::bfloat16_t> >(Flash_fwd_params)";
+inline constexpr std::string_view flash =
+    "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, false, false, cutlass::bfloat16_t> >(Flash_fwd_params)";
 
 struct trace_builder {
   trace::trace t;

@@ -33,7 +33,8 @@ analyze::analyze_options whole() {
 }  // namespace
 
 TEST(WhatIf, GlobalSpeedupAppliesToTheAddressableFraction) {
-  const auto p = project::project_amdahl(small(), test::test_classifier(), whole(), {project::parse_addressable_speedup("2")});
+  const auto p =
+      project::project_amdahl(small(), test::test_classifier(), whole(), {project::parse_addressable_speedup("2")});
   ASSERT_EQ(p.parts.size(), 1u);
   EXPECT_DOUBLE_EQ(p.parts[0].fraction, 260.0 / 500.0);
   EXPECT_DOUBLE_EQ(p.speedup, project::amdahl(0.52, 2.0));
@@ -77,6 +78,7 @@ TEST(WhatIf, BadSpeedupsAndCategoriesAreRejectedWithTheReason) {
 }
 
 TEST(WhatIf, InvalidKernelRegexIsAnInputError) {
-  EXPECT_THROW(project::project_amdahl(small(), test::test_classifier(), whole(), {project::parse_kernel_speedup("(=2")}),
-               input_error);
+  EXPECT_THROW(
+      project::project_amdahl(small(), test::test_classifier(), whole(), {project::parse_kernel_speedup("(=2")}),
+      input_error);
 }

@@ -79,7 +79,8 @@ TEST(Windows, GpuAnnotationsServeWhenThereIsNoCorrelation) {
   trace_builder b;
   for (int s = 0; s < 4; ++s) {
     b.range("ProfilerStep#" + std::to_string(s), 1000 * s, 1000 * s + 1000);
-    b.range("ProfilerStep#" + std::to_string(s), 1000 * s + 200, 1000 * s + 1100, trace::range_kind::gpu_annotation, 0, 0);
+    b.range("ProfilerStep#" + std::to_string(s), 1000 * s + 200, 1000 * s + 1100, trace::range_kind::gpu_annotation, 0,
+            0);
     b.kernel(test::gemm, 1000 * s + 200, 1000 * s + 1100);
   }
   const auto w = run(b.t).timelines[0].win;

@@ -61,7 +61,8 @@ id = "aten-reduce"
 prefix = "at::native::reduce"
 category = "reduction"
 provenance = "framework"
-)", "test.toml");
+)",
+                   "test.toml");
   EXPECT_EQ(c.classify("_ZN2at6native18reduce_kernel_implEv").rule, "aten-reduce");
 }
 

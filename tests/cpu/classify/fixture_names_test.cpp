@@ -44,7 +44,8 @@ std::vector<counted_name> read_fixture_names(const std::filesystem::path& path) 
 class fixture_names : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::filesystem::path path = std::filesystem::path(HEADROOM_FIXTURES_DIR) / "kernel-names/hta_kernel_names.json";
+    const std::filesystem::path path =
+        std::filesystem::path(HEADROOM_FIXTURES_DIR) / "kernel-names/hta_kernel_names.json";
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "fixtures absent: " << path;
     names = read_fixture_names(path);
     ASSERT_EQ(names.size(), 433u);

@@ -47,8 +47,8 @@ TEST(default_rules, cover_every_category_and_provenance_a_kernel_can_have) {
     const auto name = to_string(static_cast<category>(i));
     EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.category == name; })) << name;
   }
-  for (auto p : {provenance::vendor_library, provenance::framework, provenance::compiler_generated,
-                 provenance::custom, provenance::communication}) {
+  for (auto p : {provenance::vendor_library, provenance::framework, provenance::compiler_generated, provenance::custom,
+                 provenance::communication}) {
     EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.provenance == to_string(p); }))
         << to_string(p);
   }
@@ -84,7 +84,8 @@ contains = "multi_tensor_apply_kernel"
 regex = "^(.|\n)*ZZZ$"
 category = "optimizer"
 provenance = "framework"
-)", "greedy.toml");
+)",
+                   "greedy.toml");
   std::string name = "void multi_tensor_apply_kernel<";
   while (name.size() < 20000) name += "at::native::BinaryFunctor<float, float, float, SGDFunctor<float> >, ";
   name += "ZZZ";

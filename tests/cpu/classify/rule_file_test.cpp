@@ -34,13 +34,14 @@ provenance = "vendor_library"
 )";
 
 TEST(rule_file, reports_an_unknown_category_with_file_rule_and_value) {
-  EXPECT_THAT(load_error(std::string(good_rule) + R"([[rule]]
+  EXPECT_THAT(
+      load_error(std::string(good_rule) + R"([[rule]]
 id = "second"
 contains = "x"
 category = "matmul"
 provenance = "framework"
 )"),
-              AllOf(HasSubstr("bad.toml"), HasSubstr("\"second\""), HasSubstr("#2"), HasSubstr("unknown category \"matmul\"")));
+      AllOf(HasSubstr("bad.toml"), HasSubstr("\"second\""), HasSubstr("#2"), HasSubstr("unknown category \"matmul\"")));
 }
 
 TEST(rule_file, reports_an_unknown_provenance) {
@@ -84,7 +85,8 @@ provenance = "vendor_library"
 }
 
 TEST(rule_file, reports_toml_syntax_errors_with_file_and_line) {
-  EXPECT_THAT(load_error("[[rule]]\nid = \"a\"\nprefix = [\"x\"\n"), AllOf(HasSubstr("bad.toml:"), HasSubstr("not valid TOML")));
+  EXPECT_THAT(load_error("[[rule]]\nid = \"a\"\nprefix = [\"x\"\n"),
+              AllOf(HasSubstr("bad.toml:"), HasSubstr("not valid TOML")));
 }
 
 TEST(rule_file, reports_misspelled_keys_instead_of_ignoring_them) {
@@ -130,7 +132,8 @@ TEST(rule_file, reports_an_unreadable_file_by_path) {
 
 TEST(rule_file, user_rules_override_the_defaults) {
   auto c = classifier::with_default_rules();
-  const std::string name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+  const std::string name =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
   ASSERT_EQ(c.classify(name).prov, provenance::framework);
   const auto path = std::filesystem::temp_directory_path() / "headroom_classify_user_rules.toml";
   {
@@ -171,7 +174,8 @@ contains = ["Reduce", "Sum"]
 not_contains = "AllGather"
 category = "reduction"
 provenance = "framework"
-)", "order.toml");
+)",
+                   "order.toml");
   EXPECT_EQ(c.classify("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL").rule, "specific");
   EXPECT_EQ(c.classify("my_Reduce_kernel").rule, "generic");
   EXPECT_EQ(c.classify("my_AllGather_Sum").rule, "");
@@ -185,7 +189,8 @@ prefix = "at::native::"
 contains = ["layer_norm", "LayerNorm"]
 category = "normalization"
 provenance = "framework"
-)", "and.toml");
+)",
+                   "and.toml");
   // prefix sees past the return type CUPTI prints ("void ").
   EXPECT_EQ(c.classify("void at::native::vectorized_layer_norm_kernel<float, float>(int)").rule, "both");
   EXPECT_EQ(c.classify("void at::native::vectorized_elementwise_kernel<4>(int)").rule, "");
@@ -207,7 +212,8 @@ prefix = "add("
 on = "demangled"
 category = "elementwise"
 provenance = "custom"
-)", "on.toml");
+)",
+                   "on.toml");
   EXPECT_EQ(c.classify("_ZN2at6native18reduce_kernel_implEv").rule, "mangled-only");
   EXPECT_EQ(c.classify("at::native::reduce_kernel_impl()").rule, "");
   EXPECT_EQ(c.classify("_Z3addPfS_i").rule, "demangled-only");

@@ -71,7 +71,8 @@ const std::size_t sizes[] = {1, slice - 1, slice, slice + 1, 2 * slice, 3 * slic
 
 // One staged copy (to the device or to the host) of every size: every byte arrives, no transfer is
 // left running, one transfer and one host copy per slice.
-template <class Copy> void expect_exact_copies(Copy copy, unsigned seed) {
+template <class Copy>
+void expect_exact_copies(Copy copy, unsigned seed) {
   for (std::size_t n : sizes) {
     late_transfers ops(slice);
     auto src = pattern(n, seed);
@@ -84,13 +85,9 @@ template <class Copy> void expect_exact_copies(Copy copy, unsigned seed) {
   }
 }
 
-TEST(Staging, ToDeviceCopiesEveryByteWithLateTransfers) {
-  expect_exact_copies(staged_to_device<late_transfers>, 1);
-}
+TEST(Staging, ToDeviceCopiesEveryByteWithLateTransfers) { expect_exact_copies(staged_to_device<late_transfers>, 1); }
 
-TEST(Staging, ToHostCopiesEveryByteWithLateTransfers) {
-  expect_exact_copies(staged_to_host<late_transfers>, 2);
-}
+TEST(Staging, ToHostCopiesEveryByteWithLateTransfers) { expect_exact_copies(staged_to_host<late_transfers>, 2); }
 
 TEST(Staging, EqualFindsADifferenceInAnySlice) {
   for (std::size_t n : sizes) {

@@ -102,8 +102,12 @@ TEST_F(converted, a_concurrent_kernel_record_keeps_its_timing_placement_launch_a
   auto k = a_kernel(name, 1'700'000'000'000'001'000ULL, 1'700'000'000'000'051'000ULL, 424242);
   k.deviceId = 3;
   k.streamId = 7;
-  k.gridX = 120; k.gridY = 2; k.gridZ = 1;
-  k.blockX = 128; k.blockY = 4; k.blockZ = 2;
+  k.gridX = 120;
+  k.gridY = 2;
+  k.gridZ = 1;
+  k.blockX = 128;
+  k.blockY = 4;
+  k.blockZ = 2;
   k.registersPerThread = 40;
   k.staticSharedMemory = 1024;
   k.dynamicSharedMemory = 49152;
@@ -169,8 +173,8 @@ TEST_F(converted, a_kernel_name_is_one_string_whether_its_text_arrives_at_one_ad
   const std::string gemm = "_ZN7cutlass6KernelINS_4gemm6kernel4GemmILi128ELi256ELi64EEEEvNT_6ParamsE";
   const std::string gemm_elsewhere = gemm;
   const std::string softmax = "_ZN2at6native43_GLOBAL__N__softmax_warp_forwardIfffLi10ELb0ELb0EEEvPT0_PKT_iiiPKbib";
-  const char* order[] = {gemm.c_str(), softmax.c_str(), gemm.c_str(), gemm_elsewhere.c_str(), softmax.c_str(),
-                         gemm_elsewhere.c_str(), gemm.c_str()};
+  const char* order[] = {gemm.c_str(),    softmax.c_str(),        gemm.c_str(), gemm_elsewhere.c_str(),
+                         softmax.c_str(), gemm_elsewhere.c_str(), gemm.c_str()};
   std::uint64_t at = 1000;
   for (const char* name : order) {
     convert(a_kernel(name, at, at + 10, static_cast<std::uint32_t>(at)));
@@ -290,9 +294,9 @@ TEST(copy_kinds, copies_and_memsets_are_named_as_torch_profiler_names_them) {
   EXPECT_EQ(copy_name(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
                       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE),
             "Memcpy HtoD (Pageable -> Device)");
-  EXPECT_EQ(copy_name(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
-                      CUPTI_ACTIVITY_MEMORY_KIND_DEVICE),
-            "Memcpy DtoD (Device -> Device)");
+  EXPECT_EQ(
+      copy_name(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE),
+      "Memcpy DtoD (Device -> Device)");
   EXPECT_EQ(copy_name(200, 200, CUPTI_ACTIVITY_MEMORY_KIND_PINNED), "Memcpy Unknown (Unknown -> Pinned)");
   EXPECT_EQ(memset_name(CUPTI_ACTIVITY_MEMORY_KIND_DEVICE), "Memset (Device)");
 }
@@ -625,7 +629,8 @@ TEST_F(converted, an_event_record_says_where_the_event_was_recorded_and_ties_the
   call.end = 2040;
   call.threadId = 9001;
   call.correlationId = 40;
-  callback_names_[{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020}] = "cudaEventRecord_v3020";
+  callback_names_[{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020}] =
+      "cudaEventRecord_v3020";
   convert(call);
   auto k = a_kernel("void at::native::vectorized_elementwise_kernel<4>(...)", 1000, 2000, 39);
   k.contextId = 1;

@@ -31,10 +31,10 @@ TEST(profile_settings, defaults_record_every_kind_with_concurrent_kernels_never_
   const auto s = from({{"HEADROOM_PROFILE_DIR", "/tmp/run"}});
   EXPECT_TRUE(s.problems.empty());
   const auto kinds = activity_kinds(s.kinds);
-  for (auto k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-                 CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-                 CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                 CUPTI_ACTIVITY_KIND_DEVICE}) {
+  for (auto k :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_MARKER,
+        CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DEVICE}) {
     EXPECT_TRUE(enables(kinds, k)) << "kind " << k;
   }
   EXPECT_FALSE(enables(kinds, CUPTI_ACTIVITY_KIND_KERNEL));
@@ -92,21 +92,43 @@ TEST(profile_settings, api_calls_leave_out_queries_unless_all_are_asked_for) {
 }
 
 TEST(profile_settings, launches_only_leaves_out_queries_and_keeps_every_call_that_puts_work_on_a_device) {
-  for (const char* query : {"cudaGetDevice_v3020", "cudaGetDeviceCount", "cudaGetLastError_v3020", "cudaPeekAtLastError",
-                            "cudaStreamIsCapturing_v10000", "cudaStreamGetCaptureInfo_v2_v11030", "cudaSetDevice",
-                            "cudaDeviceGetAttribute", "cudaPointerGetAttributes", "cuCtxGetCurrent", "cuCtxSetCurrent",
-                            "cuDeviceGetAttribute", "cuGetProcAddress_v2", "cuPointerGetAttributes",
-                            "cuStreamGetCaptureInfo_v3", "cuKernelGetFunction", "cuLibraryGetKernel",
-                            "cuKernelGetName", "cuKernelGetAttribute", "cuFuncGetName", "cudaFuncGetName",
+  for (const char* query : {"cudaGetDevice_v3020",
+                            "cudaGetDeviceCount",
+                            "cudaGetLastError_v3020",
+                            "cudaPeekAtLastError",
+                            "cudaStreamIsCapturing_v10000",
+                            "cudaStreamGetCaptureInfo_v2_v11030",
+                            "cudaSetDevice",
+                            "cudaDeviceGetAttribute",
+                            "cudaPointerGetAttributes",
+                            "cuCtxGetCurrent",
+                            "cuCtxSetCurrent",
+                            "cuDeviceGetAttribute",
+                            "cuGetProcAddress_v2",
+                            "cuPointerGetAttributes",
+                            "cuStreamGetCaptureInfo_v3",
+                            "cuKernelGetFunction",
+                            "cuLibraryGetKernel",
+                            "cuKernelGetName",
+                            "cuKernelGetAttribute",
+                            "cuFuncGetName",
+                            "cudaFuncGetName",
                             "cuModuleGetFunction"}) {
     EXPECT_TRUE(is_query_api(query)) << query;
   }
-  for (const char* work : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cudaMemcpyAsync_v3020",
-                           "cudaMemsetAsync", "cudaMalloc_v3020", "cudaFree", "cudaEventRecord", "cudaEventSynchronize",
-                           "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaDeviceSynchronize", "cudaGraphLaunch",
-                           "cudaStreamQuery", "cudaEventQuery", "cudaMallocAsync", "cudaProfilerStart",
-                           "cuLaunchKernel", "cuLaunchKernelEx", "cuMemcpyHtoDAsync_v2", "cuStreamSynchronize",
-                           "cuGraphLaunch", "cuMemAlloc_v2", "cuModuleLoadData", "cuLibraryLoadData", "cuEventRecord"}) {
+  for (const char* work : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060",
+                           "cudaMemcpyAsync_v3020",  "cudaMemsetAsync",
+                           "cudaMalloc_v3020",       "cudaFree",
+                           "cudaEventRecord",        "cudaEventSynchronize",
+                           "cudaStreamSynchronize",  "cudaStreamWaitEvent",
+                           "cudaDeviceSynchronize",  "cudaGraphLaunch",
+                           "cudaStreamQuery",        "cudaEventQuery",
+                           "cudaMallocAsync",        "cudaProfilerStart",
+                           "cuLaunchKernel",         "cuLaunchKernelEx",
+                           "cuMemcpyHtoDAsync_v2",   "cuStreamSynchronize",
+                           "cuGraphLaunch",          "cuMemAlloc_v2",
+                           "cuModuleLoadData",       "cuLibraryLoadData",
+                           "cuEventRecord"}) {
     EXPECT_FALSE(is_query_api(work)) << work;
   }
 }

@@ -35,9 +35,7 @@ std::string run_alternating(int calls0, int calls1) {
   return order;
 }
 
-TEST(CallAlternation, CallsTakeTurnsFirstSideFirst) {
-  EXPECT_EQ(run_alternating(5, 5), "ABABABABAB");
-}
+TEST(CallAlternation, CallsTakeTurnsFirstSideFirst) { EXPECT_EQ(run_alternating(5, 5), "ABABABABAB"); }
 
 TEST(CallAlternation, ASideWhoseRequestEndedHoldsNobodyUp) {
   EXPECT_EQ(run_alternating(2, 5), "ABABBBB");
@@ -52,7 +50,8 @@ TEST(CallAlternation, ASideIsFrozenOnlyWhileTheOtherHasTheTurn) {
   std::string order;
   auto side = [&](int s) {
     for (int i = 0; i < 3; ++i) {
-      turns.before_call(s, [&] { ++frozen[s]; }, [&] { ++thawed[s]; });
+      turns.before_call(
+          s, [&] { ++frozen[s]; }, [&] { ++thawed[s]; });
       std::lock_guard lock(m);
       order += static_cast<char>('A' + s);
     }

@@ -40,7 +40,8 @@ double round_tf32(double x) {
   return std::ldexp(std::nearbyint(std::ldexp(m, 11)), e - 11);
 }
 
-template <class Round> std::vector<double> rounded(std::vector<double> v, Round round) {
+template <class Round>
+std::vector<double> rounded(std::vector<double> v, Round round) {
   for (auto& x : v) x = round(x);
   return v;
 }
@@ -86,7 +87,9 @@ std::vector<double> matmul_float_reversed(const matmul_problem& p, const std::ve
   return c;
 }
 
-tensor f32(const std::vector<double>& v, std::vector<std::int64_t> shape) { return make_tensor(dtype::f32, std::move(shape), v); }
+tensor f32(const std::vector<double>& v, std::vector<std::int64_t> shape) {
+  return make_tensor(dtype::f32, std::move(shape), v);
+}
 
 bool has_reason(const tensor_check& c, const std::string& code) {
   return std::any_of(c.reasons.begin(), c.reasons.end(), [&](const reason& r) { return r.code == code; });
@@ -204,7 +207,8 @@ TEST(Compare, MismatchDetailGivesErrorCountAndFirstElement) {
   EXPECT_NE(d.find(std::to_string(check.mismatched) + " of 4096 elements outside tolerance"), std::string::npos) << d;
   ASSERT_FALSE(check.first_mismatches.empty());
   const auto& first = check.first_mismatches[0];
-  const std::string where = "first at [" + std::to_string(first.index / p.n) + ", " + std::to_string(first.index % p.n) + "]";
+  const std::string where =
+      "first at [" + std::to_string(first.index / p.n) + ", " + std::to_string(first.index % p.n) + "]";
   EXPECT_NE(d.find(where), std::string::npos) << d;
   EXPECT_EQ(d.find('\n'), std::string::npos);
   EXPECT_LE(check.first_mismatches.size(), 5u);
@@ -308,7 +312,8 @@ TEST(Audit, EveryFakeFailsOnSoftmaxWhileTheRealComputationPasses) {
     float top = -INFINITY, sum = 0;
     for (int c = 0; c < p.cols; ++c) top = std::max(top, float(p.x[std::size_t(row) * p.cols + c]));
     for (int c = 0; c < p.cols; ++c) sum += std::exp(float(p.x[std::size_t(row) * p.cols + c]) - top);
-    for (int c = 0; c < p.cols; ++c) y[std::size_t(row) * p.cols + c] = std::exp(float(p.x[std::size_t(row) * p.cols + c]) - top) / sum;
+    for (int c = 0; c < p.cols; ++c)
+      y[std::size_t(row) * p.cols + c] = std::exp(float(p.x[std::size_t(row) * p.cols + c]) - top) / sum;
   }
   const tensor_check real = compare(r, f32(y, {p.rows, p.cols}));
   EXPECT_TRUE(real.pass) << (real.reasons.empty() ? "" : real.reasons[0].detail);
@@ -403,8 +408,9 @@ TEST(Compare, Float64NormsSurviveValuesWhoseSquaresOverflowOrUnderflow) {
   const auto p = make_matmul();
   const auto exact = matmul_exact(p, p.a, p.b);
   const auto reordered = matmul_float_reversed(p, p.a, p.b);  // float32-level error: about 1e-7
-  const double baseline = compare(make_tensor(dtype::f64, {p.m, p.n}, exact),
-                                  make_tensor(dtype::f64, {p.m, p.n}, reordered)).normwise_error;
+  const double baseline =
+      compare(make_tensor(dtype::f64, {p.m, p.n}, exact), make_tensor(dtype::f64, {p.m, p.n}, reordered))
+          .normwise_error;
   for (const double s : {1e-200, 1e200}) {
     std::vector<double> r = exact, c = reordered;
     for (auto& x : r) x *= s;

@@ -97,8 +97,7 @@ TEST(MemoryPlan, GrowsWithTheProblemItsSetsAndItsTiming) {
   EXPECT_LT(estimate_memory({gib, gib}, 4, 3, false).total(), estimate_memory({2 * gib, 2 * gib}, 4, 3, false).total());
   // The parent's own share stays within a small multiple of one set, however many trials there are,
   // when it does not keep them.
-  for (int trials : {1, 4, 16})
-    EXPECT_LE(estimate_memory({gib, gib}, trials, 3, false).parent, 2 * (2 * gib));
+  for (int trials : {1, 4, 16}) EXPECT_LE(estimate_memory({gib, gib}, trials, 3, false).parent, 2 * (2 * gib));
 }
 
 // A 4 GiB output, whole in the reply of the first timed call, goes through a shared region: with

@@ -67,8 +67,14 @@ TEST(PairedRounds, ApplyWhenEitherSideIsHostSensitiveAndBothWereTimedTheSameWay)
 
 TEST(PairedRounds, TurnsAlternateWhichSideGoesFirst) {
   std::string order;
-  auto c = [&]() -> std::optional<paired_turn> { order += 'C'; return held_turn(1.0); };
-  auto r = [&]() -> std::optional<paired_turn> { order += 'R'; return held_turn(1.0); };
+  auto c = [&]() -> std::optional<paired_turn> {
+    order += 'C';
+    return held_turn(1.0);
+  };
+  auto r = [&]() -> std::optional<paired_turn> {
+    order += 'R';
+    return held_turn(1.0);
+  };
   paired_result p = run_paired_rounds(4, c, r);
   EXPECT_EQ(order, "CRRCCRRC");
   EXPECT_EQ(p.ratios.size(), 4u);
@@ -207,9 +213,7 @@ TEST(PairedRounds, ARoundTimedHeldOnOneSideOnlyGivesNoRatio) {
   // compares two kinds of cost and is left out, not counted as a ratio of 0.5.
   int turn = 0;
   auto c = [&]() -> std::optional<paired_turn> { return held_turn(1.0); };
-  auto r = [&]() -> std::optional<paired_turn> {
-    return ++turn == 2 ? paired_turn{2.0, false} : held_turn(1.0);
-  };
+  auto r = [&]() -> std::optional<paired_turn> { return ++turn == 2 ? paired_turn{2.0, false} : held_turn(1.0); };
   paired_result p = run_paired_rounds(6, c, r);
   EXPECT_EQ(p.ratios.size(), 5u);
   EXPECT_EQ(p.mismatched, 1);
@@ -243,7 +247,8 @@ class CpuClaims : public ::testing::Test {
     ASSERT_EQ(sched_getaffinity(0, sizeof allowed_, &allowed_), 0);
   }
   void TearDown() override {
-    if (had_) setenv("TMPDIR", saved_.c_str(), 1); else unsetenv("TMPDIR");
+    if (had_) setenv("TMPDIR", saved_.c_str(), 1);
+    else unsetenv("TMPDIR");
     std::filesystem::remove_all(dir_);
   }
   std::string dir_, saved_;
@@ -307,7 +312,8 @@ TEST(AlternatingCalls, NeighbouringCallsGiveTheTrueRatioThroughADriftingHost) {
   EXPECT_TRUE(p.error.empty());
   EXPECT_NEAR(p.speedup, 1.5, 0.015);
   EXPECT_EQ(p.ratios.size(), 399u);  // 200 pairs with the candidate first, 199 with the reference first
-  EXPECT_DOUBLE_EQ(alternated_speedup(side_calls(2.0, 0, 0, 200, steady), side_calls(3.0, 1, 0, 200, steady)).speedup, 1.5);
+  EXPECT_DOUBLE_EQ(alternated_speedup(side_calls(2.0, 0, 0, 200, steady), side_calls(3.0, 1, 0, 200, steady)).speedup,
+                   1.5);
 }
 
 TEST(AlternatingCalls, CallsNotKeptOnOneSideGiveNoRatio) {
@@ -328,7 +334,8 @@ std::vector<alternated_call> scattered(double ms, int from, int to, unsigned see
 }
 
 TEST(AlternatingCalls, TheStandardErrorFallsWithTheCallsAndIsNoneOnASteadyHost) {
-  EXPECT_DOUBLE_EQ(alternated_speedup(side_calls(2.0, 0, 0, 50, steady), side_calls(2.0, 1, 0, 50, steady)).std_error, 0.0);
+  EXPECT_DOUBLE_EQ(alternated_speedup(side_calls(2.0, 0, 0, 50, steady), side_calls(2.0, 1, 0, 50, steady)).std_error,
+                   0.0);
   const double few = alternated_speedup(scattered(2.0, 0, 40, 1), scattered(2.0, 0, 40, 2)).std_error;
   const double many = alternated_speedup(scattered(2.0, 0, 640, 1), scattered(2.0, 0, 640, 2)).std_error;
   EXPECT_GT(few, 0.02);

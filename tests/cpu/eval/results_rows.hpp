@@ -49,7 +49,8 @@ inline record::timing_summary timing(double median_ms, int samples = 50) {
 
 // One evaluation of `candidate` (its hash is derived from the name) on a level-1 problem.
 inline record::evaluation row(const std::string& source, const std::string& candidate, record::verdict v,
-                            std::optional<double> speedup = std::nullopt, const std::string& problem = "level1/19_ReLU") {
+                              std::optional<double> speedup = std::nullopt,
+                              const std::string& problem = "level1/19_ReLU") {
   record::evaluation e;
   e.source = source;
   e.candidate_hash = "sha-" + source + "-" + candidate;

@@ -29,7 +29,7 @@ std::string read(const std::filesystem::path& path) {
 // A row whose candidate and problem are stored with their texts, keyed by the texts' hashes (as
 // `headroom eval` stores them).
 record::evaluation stored(eval::results_store& store, const std::string& candidate, const std::string& text, verdict v,
-                        std::optional<double> speedup = std::nullopt) {
+                          std::optional<double> speedup = std::nullopt) {
   auto e = row("gpt-5/level1", candidate, v, speedup);
   e.checker = eval::checker_version;
   e.candidate_hash = util::sha256_hex(text);

@@ -34,7 +34,8 @@ std::string slurp(const std::filesystem::path& p) {
 result run_stats(const scratch_dir& dir, const std::string& args) {
   const auto out = dir / "stdout.txt";
   const auto err = dir / "stderr.txt";
-  const std::string cmd = std::string("'") + HEADROOM_CLI + "' stats " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string cmd =
+      std::string("'") + HEADROOM_CLI + "' stats " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int rc = std::system(cmd.c_str());
   result r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -100,7 +101,8 @@ TEST(StatsCli, OutputsAreTheLibraryRenderingsOfTheNewestRows) {
   f.source = "claude/level1";
   report::write_stats_json(json, eval::summarize(store.evaluations(f), {0.0, 2.0}));
   const auto file = dir / "stats.json";
-  const auto j = run_stats(dir, "'" + path.string() + "' --json --source claude/level1 --p 2,0 -o '" + file.string() + "'");
+  const auto j =
+      run_stats(dir, "'" + path.string() + "' --json --source claude/level1 --p 2,0 -o '" + file.string() + "'");
   EXPECT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(j.out.empty());
   EXPECT_EQ(slurp(file), json.str());

@@ -100,7 +100,7 @@ TEST(Stats, FastPIsTheShareOfAllEvaluationsVerifiedAndStrictlyFasterThanP) {
   EXPECT_DOUBLE_EQ(gpt.fast_p.at(0.0), 4.0 / 8.0);  // fast_0 is the verified share
   EXPECT_DOUBLE_EQ(gpt.fast_p.at(1.0), 3.0 / 8.0);  // 2.0, 1.2, 1.2
   EXPECT_DOUBLE_EQ(gpt.fast_p.at(1.5), 1.0 / 8.0);  // 2.0
-  EXPECT_DOUBLE_EQ(gpt.fast_p.at(2.0), 0.0);        // 2.0 is not faster than 2
+  EXPECT_DOUBLE_EQ(gpt.fast_p.at(2.0), 0.0);  // 2.0 is not faster than 2
   const auto& claude = summarized()[0];
   EXPECT_DOUBLE_EQ(claude.fast_p.at(1.0), 1.0 / 3.0);  // 1.0 is not faster than 1; 4.0 is
 }
@@ -112,7 +112,7 @@ TEST(Stats, MedianAndGeometricMeanAreOverVerifiedSpeedups) {
   EXPECT_DOUBLE_EQ(*gpt.median_speedup, 1.2);  // sorted 0.5, 1.2, 1.2, 2.0: mean of the middle two
   EXPECT_NEAR(*gpt.geomean_speedup, std::pow(2.0 * 1.2 * 0.5 * 1.2, 1.0 / 4), 1e-12);
   const auto& claude = s[0];
-  EXPECT_DOUBLE_EQ(*claude.median_speedup, 2.5);   // (1 + 4) / 2
+  EXPECT_DOUBLE_EQ(*claude.median_speedup, 2.5);  // (1 + 4) / 2
   EXPECT_NEAR(*claude.geomean_speedup, 2.0, 1e-12);  // sqrt(1 * 4)
 }
 

@@ -92,13 +92,13 @@ TEST(Float16, EveryBitPatternRoundTripsThroughDouble) {
 }
 
 TEST(Float16, RoundsToNearestWithTiesToEven) {
-  EXPECT_EQ(float16_value(float16_bits(1.0 + 0x1p-11)), 1.0);                  // tie, 1.0 is even
-  EXPECT_EQ(float16_value(float16_bits(1.0 + 3 * 0x1p-11)), 1.0 + 0x1p-9);      // tie, goes up to even
+  EXPECT_EQ(float16_value(float16_bits(1.0 + 0x1p-11)), 1.0);  // tie, 1.0 is even
+  EXPECT_EQ(float16_value(float16_bits(1.0 + 3 * 0x1p-11)), 1.0 + 0x1p-9);  // tie, goes up to even
   EXPECT_EQ(float16_value(float16_bits(1.0 + 0x1p-11 + 0x1p-40)), 1.0 + 0x1p-10);  // just above the tie
   EXPECT_EQ(float16_value(float16_bits(-(1.0 + 0x1p-11 + 0x1p-40))), -(1.0 + 0x1p-10));
   EXPECT_EQ(float16_value(float16_bits(65519.0)), 65504.0);  // below the tie with 2^16: largest finite
   EXPECT_TRUE(std::isinf(float16_value(float16_bits(65520.0))));  // the tie rounds to "even" 2^16: inf
-  EXPECT_EQ(float16_value(float16_bits(0x1p-25)), 0.0);           // half the smallest subnormal: tie to 0
+  EXPECT_EQ(float16_value(float16_bits(0x1p-25)), 0.0);  // half the smallest subnormal: tie to 0
   EXPECT_EQ(float16_value(float16_bits(0x1p-25 + 0x1p-60)), 0x1p-24);
   EXPECT_EQ(float16_value(float16_bits(3 * 0x1p-25)), 2 * 0x1p-24);  // subnormal tie to even
   EXPECT_EQ(float16_value(float16_bits(0x1p-14 - 0x1p-25)), 0x1p-14);  // largest subnormal carries to normal
@@ -170,15 +170,15 @@ TEST(BFloat16, WideningIsExact) {
 }
 
 TEST(BFloat16, RoundsToNearestEvenStraightFromDouble) {
-  EXPECT_EQ(bfloat16_value(bfloat16_bits(1.0 + 0x1p-8)), 1.0);              // tie, 1.0 is even
+  EXPECT_EQ(bfloat16_value(bfloat16_bits(1.0 + 0x1p-8)), 1.0);  // tie, 1.0 is even
   EXPECT_EQ(bfloat16_value(bfloat16_bits(1.0 + 3 * 0x1p-8)), 1.0 + 0x1p-6);  // tie, up to even
   // Just above the tie but within float's rounding of it: through float this would become the tie and
   // go down; directly from double it goes up.
   EXPECT_EQ(bfloat16_value(bfloat16_bits(1.0 + 0x1p-8 + 0x1p-40)), 1.0 + 0x1p-7);
   EXPECT_EQ(bfloat16_value(bfloat16_bits(0x1.fep127 + 0x1p119)), std::numeric_limits<double>::infinity());
   EXPECT_EQ(bfloat16_value(bfloat16_bits(0x1.fep127 + 0x1p118)), 0x1.fep127);
-  EXPECT_EQ(bfloat16_value(bfloat16_bits(0x1p-134)), 0.0);            // tie with the smallest subnormal
-  EXPECT_EQ(bfloat16_value(bfloat16_bits(3 * 0x1p-134)), 0x1p-132);   // subnormal tie to even
+  EXPECT_EQ(bfloat16_value(bfloat16_bits(0x1p-134)), 0.0);  // tie with the smallest subnormal
+  EXPECT_EQ(bfloat16_value(bfloat16_bits(3 * 0x1p-134)), 0x1p-132);  // subnormal tie to even
   EXPECT_TRUE(std::isnan(bfloat16_value(bfloat16_bits(-std::nan("")))));
 }
 

@@ -160,12 +160,13 @@ TEST(TimedCalls, HonestTimesAgreeWithTheStamps) {
 TEST(TimedCalls, CallsReportedShorterThanTheirStampsAreTampering) {
   std::vector<timed_call> half, tenth_off, within;
   for (int i = 0; i < 6; ++i) {
-    half.push_back(call(i, 1.0, 0.2, 1.1));        // 2 ms between the stamps
+    half.push_back(call(i, 1.0, 0.2, 1.1));  // 2 ms between the stamps
     tenth_off.push_back(call(i, 1.75, 0.2, 1.8));  // 10% short
-    within.push_back(call(i, 1.88, 0.2, 1.9));     // the harness's 0.01 ms, and 0.09 ms more: within
+    within.push_back(call(i, 1.88, 0.2, 1.9));  // the harness's 0.01 ms, and 0.09 ms more: within
   }
   timing_log log = log_of(6, 2.0);
-  EXPECT_NE(contradicted_times(half, log, harness).find("longer between their stamped start and end"), std::string::npos);
+  EXPECT_NE(contradicted_times(half, log, harness).find("longer between their stamped start and end"),
+            std::string::npos);
   EXPECT_NE(contradicted_times(tenth_off, log, harness), "");
   EXPECT_EQ(contradicted_times(within, log, harness), "");
 }

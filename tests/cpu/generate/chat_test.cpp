@@ -35,9 +35,11 @@ TEST(Chat, AWholeAnswer) {
 }
 
 TEST(Chat, MalformedAnswersSayWhat) {
-  EXPECT_NE(parse_chat_answer("{\"choices\": [{\"message\": ").error.find("malformed answer: not JSON"), std::string::npos);
+  EXPECT_NE(parse_chat_answer("{\"choices\": [{\"message\": ").error.find("malformed answer: not JSON"),
+            std::string::npos);
   EXPECT_EQ(parse_chat_answer("{\"choices\": []}").error, "malformed answer: no choices");
-  EXPECT_EQ(parse_chat_answer("{\"choices\": [{\"text\": \"x\"}]}").error, "malformed answer: the choice has no message");
+  EXPECT_EQ(parse_chat_answer("{\"choices\": [{\"text\": \"x\"}]}").error,
+            "malformed answer: the choice has no message");
   EXPECT_EQ(parse_chat_answer("<html>502 Bad Gateway</html>").answer, std::nullopt);
   // A null content (an answer of tool calls only) is an empty answer, not a malformed one.
   auto n = parse_chat_answer(R"({"choices":[{"message":{"content":null},"finish_reason":"stop"}]})");

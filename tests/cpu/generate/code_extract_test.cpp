@@ -28,7 +28,8 @@ TEST(CodeExtract, WithoutModelNewTheLastPythonBlock) {
 }
 
 TEST(CodeExtract, ThinkingIsDropped) {
-  auto r = extract_code("<think>maybe ```python\nclass ModelNew: wrong\n```</think>\n```python\nclass ModelNew: right\n```");
+  auto r =
+      extract_code("<think>maybe ```python\nclass ModelNew: wrong\n```</think>\n```python\nclass ModelNew: right\n```");
   ASSERT_TRUE(r.code);
   EXPECT_EQ(*r.code, "class ModelNew: right\n");
   EXPECT_EQ(r.blocks, 1);

@@ -93,6 +93,7 @@ TEST(ModelConfig, TheExampleFileLoads) {
   ASSERT_EQ(m.size(), 5u);
   for (const auto& c : m) {
     EXPECT_FALSE(c.name.empty());
-    EXPECT_FALSE(c.api_key_env.empty() && c.base_url.rfind("https://", 0) == 0) << c.name << ": a hosted API without a key variable";
+    EXPECT_FALSE(c.api_key_env.empty() && c.base_url.rfind("https://", 0) == 0)
+        << c.name << ": a hosted API without a key variable";
   }
 }

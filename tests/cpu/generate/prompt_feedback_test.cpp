@@ -73,7 +73,8 @@ TEST(Feedback, AMismatchShowsTheVerdictAndTheFirstMismatch) {
   const auto f = feedback_for(e);
   EXPECT_THAT(f.evaluation, HasSubstr("on cpu"));
   EXPECT_THAT(f.evaluation, HasSubstr("Verdict: incorrect."));
-  EXPECT_THAT(f.evaluation, HasSubstr("- mismatch: output 0: 16384 of 16384 elements differ; first at [0, 0]: expected 1.5, got 3"));
+  EXPECT_THAT(f.evaluation,
+              HasSubstr("- mismatch: output 0: 16384 of 16384 elements differ; first at [0, 0]: expected 1.5, got 3"));
   EXPECT_THAT(f.evaluation, HasSubstr("0 of 4 trials passed"));
   EXPECT_THAT(f.evaluation, Not(HasSubstr("not shown")));
   EXPECT_THAT(f.request, HasSubstr("fix what makes its outputs differ"));

@@ -30,7 +30,8 @@ TEST(RunsFolder, KernelBenchNames) {
 }
 
 TEST(RunsFolder, ProblemsThatWouldShareANameAreRefused) {
-  EXPECT_THROW(name_problems({problem("/a/level1/19_ReLU.py"), problem("/b/level1/19_Other.py")}), headroom::input_error);
+  EXPECT_THROW(name_problems({problem("/a/level1/19_ReLU.py"), problem("/b/level1/19_Other.py")}),
+               headroom::input_error);
   EXPECT_NO_THROW(name_problems({problem("/a/level1/19_ReLU.py"), problem("/b/level2/19_Other.py")}));
 }
 

@@ -44,8 +44,12 @@ int main(int argc, char** argv) {
       const time_ns t = 2'000'000 + i * 100'000;
       api_call c{.start = t, .end = t + 5'000, .correlation = std::uint64_t(i + 1), .name = launch, .thread = 1};
       w.add(c);
-      activity a{.start = t + 10'000, .end = t + 60'000, .correlation = std::uint64_t(i + 1), .name = kernel,
-                 .stream = 7, .device = static_cast<std::int16_t>(rank)};
+      activity a{.start = t + 10'000,
+                 .end = t + 60'000,
+                 .correlation = std::uint64_t(i + 1),
+                 .name = kernel,
+                 .stream = 7,
+                 .device = static_cast<std::int16_t>(rank)};
       w.add(a);
       if (torn && i + 1 == kernels / 2) {
         w.flush();
@@ -54,8 +58,13 @@ int main(int argc, char** argv) {
     }
     // cudaStreamSynchronize on the kernels' stream once they are launched.
     const time_ns end = 2'000'000 + kernels * 100'000;
-    w.add(synchronization{.start = end, .end = end + 50'000, .correlation = std::uint64_t(kernels + 1), .context = 1,
-                          .thread = 1, .stream = 7, .device = static_cast<std::int16_t>(rank),
+    w.add(synchronization{.start = end,
+                          .end = end + 50'000,
+                          .correlation = std::uint64_t(kernels + 1),
+                          .context = 1,
+                          .thread = 1,
+                          .stream = 7,
+                          .device = static_cast<std::int16_t>(rank),
                           .kind = sync_kind::stream_synchronize});
     w.add_counter(event_counter::overhead_records, 2);
     w.add_counter(event_counter::dropped_records, 1);

@@ -78,7 +78,8 @@ TEST_F(Launcher, CommandSeesTheProfilerEnvironment) {
 
 TEST_F(Launcher, CaptureRangeEndReachesTheCommandAndNeedsACaptureRange) {
   profile_options o;
-  o.command = {"sh", "-c", "test \"$HEADROOM_PROFILE_CAPTURE_END\" = stop && test \"$HEADROOM_PROFILE_CAPTURE\" = cudaProfilerApi"};
+  o.command = {"sh", "-c",
+               "test \"$HEADROOM_PROFILE_CAPTURE_END\" = stop && test \"$HEADROOM_PROFILE_CAPTURE\" = cudaProfilerApi"};
   o.output = dir / "t.sqlite";
   o.capture = "cudaProfilerApi";
   o.capture_end = "stop";
@@ -95,9 +96,7 @@ TEST_F(Launcher, CaptureRangeEndReachesTheCommandAndNeedsACaptureRange) {
   }
 }
 
-TEST_F(Launcher, UnknownKindIsRefused) {
-  EXPECT_THROW(profile({"true"}, false, "kernel,bogus"), input_error);
-}
+TEST_F(Launcher, UnknownKindIsRefused) { EXPECT_THROW(profile({"true"}, false, "kernel,bogus"), input_error); }
 
 TEST_F(Launcher, WithoutTheInjectionLibraryProfileRefusesToRun) {
   ::unsetenv("HEADROOM_INJECT_LIB");  // and no ../lib/libheadroom_inject.so beside the test binary

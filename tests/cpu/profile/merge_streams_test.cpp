@@ -36,8 +36,12 @@ std::uintmax_t write_stream(const std::filesystem::path& dir, std::uint32_t pid,
   w.add(d);
   const auto name = w.intern("gemm_rank" + std::to_string(rank));
   for (int i = 0; i < kernels; ++i) {
-    activity a{.start = 1000 * i, .end = 1000 * i + 500, .correlation = std::uint64_t(i + 1), .name = name,
-               .stream = 3, .device = d.id};
+    activity a{.start = 1000 * i,
+               .end = 1000 * i + 500,
+               .correlation = std::uint64_t(i + 1),
+               .name = name,
+               .stream = 3,
+               .device = d.id};
     w.add(a);
     if (i + 1 == flushed) {
       w.flush();

@@ -41,7 +41,8 @@ measured_source gemm_distribution() {
   measured_source s;
   s.name = "model";
   s.origin = "test";
-  s.problems = {problem("level1/1_gemm", category::gemm, {2.0, 1.0}), problem("level1/2_gemm", category::gemm, {1.0, 1.0}),
+  s.problems = {problem("level1/1_gemm", category::gemm, {2.0, 1.0}),
+                problem("level1/2_gemm", category::gemm, {1.0, 1.0}),
                 problem("level1/3_gemm", category::gemm, {1.25, 1.6})};
   return s;
 }
@@ -92,8 +93,8 @@ TEST(Join, PublishedWinCountsGiveAnIntervalAroundTheFigure) {
 }
 
 TEST(Join, PublishedFiguresWithoutCountsHaveNoInterval) {
-  const auto j = join_speedups(fractions({{category::embedding, 0.5}}), {published(std::nullopt, std::nullopt, 0.417, 1.552)},
-                               join_options{});
+  const auto j = join_speedups(fractions({{category::embedding, 0.5}}),
+                               {published(std::nullopt, std::nullopt, 0.417, 1.552)}, join_options{});
   EXPECT_FALSE(j[0].published.low);
   bool said = false;
   for (const auto& n : j[0].notes) said = said || n.find("no interval") != std::string::npos;

@@ -13,7 +13,7 @@ using classify::category;
 namespace {
 
 record::evaluation evaluation(std::string source, std::string problem, record::verdict v, std::optional<double> speedup,
-                            std::vector<record::reason> reasons = {}) {
+                              std::vector<record::reason> reasons = {}) {
   record::evaluation e;
   e.source = std::move(source);
   e.problem = std::move(problem);
@@ -25,7 +25,8 @@ record::evaluation evaluation(std::string source, std::string problem, record::v
 }
 
 std::filesystem::path write_file(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / ("headroom-measured-" + std::to_string(::getpid()) + "-" + name);
+  const auto p =
+      std::filesystem::temp_directory_path() / ("headroom-measured-" + std::to_string(::getpid()) + "-" + name);
   std::ofstream(p) << text;
   return p;
 }
@@ -113,9 +114,10 @@ TEST(SpeedupsCsv, TheBundledPublishedFiguresRead) {
 }
 
 TEST(SpeedupsCsv, ADistributionWithQuotedFieldsAndCategories) {
-  const auto p = write_file("dist.csv",
-                            "# one row per candidate\r\nsource,problem,category,speedup\r\n"
-                            "\"model, large\",level1/19_ReLU,,1.25\r\nmodel,mine/tbe,embedding,\r\nmodel,mine/tbe,embedding,2.5\r\n");
+  const auto p = write_file(
+      "dist.csv",
+      "# one row per candidate\r\nsource,problem,category,speedup\r\n"
+      "\"model, large\",level1/19_ReLU,,1.25\r\nmodel,mine/tbe,embedding,\r\nmodel,mine/tbe,embedding,2.5\r\n");
   const auto s = read_speedups_csv(p, std::nullopt, problem_categories::with_defaults());
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].name, "model");

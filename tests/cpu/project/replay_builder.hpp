@@ -32,8 +32,8 @@ struct replay_builder {
   }
 
   // Device work tied to the call with `correlation`; returns its activity index.
-  std::size_t work(std::uint64_t correlation, std::string_view name, time_ns start, time_ns end, std::int32_t stream = 7,
-                   trace::activity_kind kind = trace::activity_kind::kernel,
+  std::size_t work(std::uint64_t correlation, std::string_view name, time_ns start, time_ns end,
+                   std::int32_t stream = 7, trace::activity_kind kind = trace::activity_kind::kernel,
                    trace::copy_kind copy = trace::copy_kind::none) {
     trace::activity a;
     a.start = start;

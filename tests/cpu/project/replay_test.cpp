@@ -26,7 +26,9 @@ analyze::analyze_options no_warmup() {
   return o;
 }
 
-std::vector<project::speedup_rule> addressable_at(std::string_view s) { return {project::parse_addressable_speedup(s)}; }
+std::vector<project::speedup_rule> addressable_at(std::string_view s) {
+  return {project::parse_addressable_speedup(s)};
+}
 
 project::replay_projection run(const trace::trace& t, std::string_view speedup = "2") {
   return project::project_replay(t, test::test_classifier(), no_warmup(), addressable_at(speedup));
@@ -45,7 +47,8 @@ void expect_reproduced(const project::replay_timeline_report& t) {
     const auto& s = t.steps[i];
     EXPECT_EQ(s.replayed, s.measured) << "step " << i;
     EXPECT_EQ(s.typical, s.measured) << "step " << i;
-    EXPECT_EQ(s.amdahl_saving - (s.replayed - s.shrunk), s.hidden_by_overlap + s.launch_bound + s.other_idle) << "step " << i;
+    EXPECT_EQ(s.amdahl_saving - (s.replayed - s.shrunk), s.hidden_by_overlap + s.launch_bound + s.other_idle)
+        << "step " << i;
   }
   EXPECT_EQ(t.error.max, 0.0);
   EXPECT_EQ(t.error_typical.max, 0.0);
@@ -74,10 +77,10 @@ TEST(Replay, ALaunchBoundStepKeepsItsLengthWhereAmdahlPromisesAlmostTwiceAsFast)
   expect_reproduced(tl);
   for (const auto& s : tl.steps) {
     EXPECT_EQ(s.measured, us(200));
-    EXPECT_EQ(s.shrunk, us(200));        // the host still launches every 10 us
-    EXPECT_EQ(s.amdahl, us(200 - 90));   // 20 kernels x 9 us x (1 - 1/2)
+    EXPECT_EQ(s.shrunk, us(200));  // the host still launches every 10 us
+    EXPECT_EQ(s.amdahl, us(200 - 90));  // 20 kernels x 9 us x (1 - 1/2)
     EXPECT_EQ(s.hidden_by_overlap, 0);
-    EXPECT_EQ(s.launch_bound, us(90));   // all of Amdahl's saving becomes GPU idle waiting for launches
+    EXPECT_EQ(s.launch_bound, us(90));  // all of Amdahl's saving becomes GPU idle waiting for launches
     EXPECT_EQ(s.other_idle, 0);
   }
   EXPECT_DOUBLE_EQ(p.speedup_replay, 1.0);
@@ -164,9 +167,9 @@ TEST(Replay, WorkOverlappedByAnotherStreamHidesTheShrink) {
 // Stream 13's GEMM waits (cudaStreamWaitEvent) for an event recorded after a 100 us Triton kernel
 // on stream 7; the host then synchronises the device.
 enum class wait_in_trace {
-  record,              // the wait and the event record it names (torch.profiler 2.1+, our profiler)
-  wait_without_record, // the wait names its stream, not where the event was recorded (nsys)
-  call_only,           // only the cudaStreamWaitEvent call (Kineto before PyTorch 2.1)
+  record,  // the wait and the event record it names (torch.profiler 2.1+, our profiler)
+  wait_without_record,  // the wait names its stream, not where the event was recorded (nsys)
+  call_only,  // only the cudaStreamWaitEvent call (Kineto before PyTorch 2.1)
   nothing,
 };
 
@@ -424,7 +427,8 @@ TEST(Replay, TheReplayedTimelineMovesCallsWithTheirThread) {
 TEST(Replay, TheChromeExportHoldsTheMeasuredAndTheReplayedTimelines) {
   const auto t = gpu_bound_trace(1, true);
   const auto p = run(t);
-  const auto path = std::filesystem::temp_directory_path() / ("headroom-replay-" + std::to_string(::getpid()) + ".json");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("headroom-replay-" + std::to_string(::getpid()) + ".json");
   project::write_replay_chrome_trace(t, p.graph, p.shrunk_timeline, p.shrink, path);
   std::ifstream in(path);
   std::stringstream text;

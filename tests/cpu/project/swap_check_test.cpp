@@ -21,10 +21,14 @@ namespace {
 
 constexpr trace::time_ns us(double v) { return static_cast<trace::time_ns>(v * 1000); }
 
-constexpr const char* gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
-constexpr const char* gelu = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2>)";
-constexpr const char* gelu_backward = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3> >(int, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3>)";
-constexpr const char* mul = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3> >(int, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3>)";
+constexpr const char* gemm =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+constexpr const char* gelu =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2>)";
+constexpr const char* gelu_backward =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3> >(int, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3>)";
+constexpr const char* mul =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3> >(int, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3>)";
 
 // One kernel of a step: its name, its length, and the host range its launch sits in ("" for none).
 struct kernel {
@@ -70,7 +74,8 @@ trace::trace program(int steps, const std::vector<kernel>& middle) {
   return std::move(b.t);
 }
 
-project::swap_check check(const trace::trace& before, const trace::trace& after, std::vector<project::speedup_rule> rules) {
+project::swap_check check(const trace::trace& before, const trace::trace& after,
+                          std::vector<project::speedup_rule> rules) {
   analyze::analyze_options o;
   o.warmup_steps = 0;
   return project::check_swap(before, after, test::test_classifier(), o, rules);
@@ -170,7 +175,8 @@ TEST(SwapCheck, HostWorkTheSwapRemovedIsShownBesideTheKernelSaving) {
   EXPECT_NEAR(s.in_situ[0].before_host_ms_per_step, 0.150, 1e-9);
   EXPECT_NEAR(s.in_situ[0].after_host_ms_per_step, 0.002, 1e-9);
   ASSERT_FALSE(s.notes.empty());
-  EXPECT_NE(s.notes.back().find("host ranges shrank by 0.148 ms per step, their kernels by 0.080 ms"), std::string::npos)
+  EXPECT_NE(s.notes.back().find("host ranges shrank by 0.148 ms per step, their kernels by 0.080 ms"),
+            std::string::npos)
       << s.notes.back();
 }
 
@@ -238,11 +244,14 @@ TEST(SwapCheck, AFusedOperatorsHostTimeGivenToTheReplayMeetsTheMeasuredGain) {
   EXPECT_GT(without.measured_gain - without.replay_gain, 40.0);  // host-bound: the kernels' speedup buys nothing
 
   const double host = without.in_situ[0].host_speedup();
-  const auto with = project::check_swap(before, after, test::test_classifier(), [] {
-    analyze::analyze_options o;
-    o.warmup_steps = 0;
-    return o;
-  }(), {kernels}, {project::parse_host_range_speedup(fmt::format("swap:op={}", host))});
+  const auto with =
+      project::check_swap(before, after, test::test_classifier(),
+                          [] {
+                            analyze::analyze_options o;
+                            o.warmup_steps = 0;
+                            return o;
+                          }(),
+                          {kernels}, {project::parse_host_range_speedup(fmt::format("swap:op={}", host))});
   // Within 0.13 points here: the replay keeps five launches of shrunk kernels where the program
   // after the swap launches one (a launch latency apart).
   EXPECT_NEAR(with.replay_gain, with.measured_gain, 0.25) << "host speedup " << host;

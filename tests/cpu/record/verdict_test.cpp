@@ -9,10 +9,14 @@ using namespace headroom::record;
 
 TEST(Verdict, EveryVerdictHasItsNameAndParsesBack) {
   const std::pair<verdict, std::string_view> expected[] = {
-      {verdict::correct, "correct"},         {verdict::incorrect, "incorrect"},
-      {verdict::compile_error, "compile_error"}, {verdict::load_error, "load_error"},
-      {verdict::runtime_error, "runtime_error"}, {verdict::crash, "crash"},
-      {verdict::timeout, "timeout"},         {verdict::reference_error, "reference_error"},
+      {verdict::correct, "correct"},
+      {verdict::incorrect, "incorrect"},
+      {verdict::compile_error, "compile_error"},
+      {verdict::load_error, "load_error"},
+      {verdict::runtime_error, "runtime_error"},
+      {verdict::crash, "crash"},
+      {verdict::timeout, "timeout"},
+      {verdict::reference_error, "reference_error"},
   };
   for (const auto& [v, name] : expected) {
     EXPECT_EQ(verdict_name(v), name);

@@ -38,7 +38,9 @@ trace::trace two_ranks() {
   }
   trace_builder r1;
   r1.t.processes[0].rank = 1;
-  r1.kernel(test::layer_norm, 1'000'500, 1'002'500).kernel(test::flash, 1'003'000, 1'010'000).copy(1'010'000, 1'011'000);
+  r1.kernel(test::layer_norm, 1'000'500, 1'002'500)
+      .kernel(test::flash, 1'003'000, 1'010'000)
+      .copy(1'010'000, 1'011'000);
   r1.t.warn("clamped 1 event with negative duration");
   trace::trace merged;
   trace::append(merged, std::move(r0.t));
@@ -52,9 +54,7 @@ analyze::analysis_report analysed() {
   return analyze::analyze(two_ranks(), test::test_classifier(), o);
 }
 
-void expect_golden(const std::string& text, const std::string& file) {
-  test::expect_golden(text, golden_dir + file);
-}
+void expect_golden(const std::string& text, const std::string& file) { test::expect_golden(text, golden_dir + file); }
 
 }  // namespace
 

@@ -17,7 +17,7 @@ namespace {
 const std::string dlrm = HEADROOM_SOURCE_DIR "/tests/data/h200-dlrm-train.json.gz";
 
 record::evaluation evaluation(const std::string& source, const std::string& problem, const std::string& candidate,
-                            record::verdict v, std::optional<double> speedup) {
+                              record::verdict v, std::optional<double> speedup) {
   record::evaluation e;
   e.source = source;
   e.problem = problem;
@@ -37,7 +37,8 @@ struct run_result {
 
 run_result run(const std::filesystem::path& dir, const std::string& args) {
   const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = std::string("'") + HEADROOM_CLI + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string cmd =
+      std::string("'") + HEADROOM_CLI + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int rc = std::system(cmd.c_str());
   run_result r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -90,7 +91,8 @@ TEST_F(JoinCli, OneSourceAndNothingForUncoveredCategories) {
   EXPECT_EQ(r.out.find("\"model-b\""), std::string::npos);
   EXPECT_NE(r.out.find("\"basis\": \"none\""), std::string::npos);
   EXPECT_NE(r.out.find("\"expectation\": {\"time_saved\": "), std::string::npos);
-  const auto bad = run(dir_, "project '" + dlrm + "' --results '" + (dir_ / "kb.sqlite").string() + "' --source nobody");
+  const auto bad =
+      run(dir_, "project '" + dlrm + "' --results '" + (dir_ / "kb.sqlite").string() + "' --source nobody");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("no evaluations of source 'nobody'"), std::string::npos) << bad.err;
 }

@@ -56,7 +56,8 @@ TEST(Report, HtmlIsOneSelfContainedFileWhoseBarAddsUpToTheWindow) {
   EXPECT_EQ(html.find(" src="), std::string::npos);
   // The only URL is the SVG namespace, which is a name, not something fetched.
   std::string rest = html;
-  for (auto p = rest.find("http://www.w3.org/2000/svg"); p != std::string::npos; p = rest.find("http://www.w3.org/2000/svg")) {
+  for (auto p = rest.find("http://www.w3.org/2000/svg"); p != std::string::npos;
+       p = rest.find("http://www.w3.org/2000/svg")) {
     rest.erase(p, 26);
   }
   EXPECT_EQ(rest.find("http://"), std::string::npos);
@@ -67,7 +68,8 @@ TEST(Report, HtmlIsOneSelfContainedFileWhoseBarAddsUpToTheWindow) {
   const double all = share_sum(html, "workload-h200-dlrm-train-wall-clock", R"re(data-addressable="(?:yes|no)")re") +
                      share_sum(html, "workload-h200-dlrm-train-wall-clock", R"re(data-category="idle")re");
   EXPECT_NEAR(all, 1.0, 1e-4);
-  EXPECT_NEAR(share_sum(html, "workload-h200-dlrm-train-wall-clock", R"re(data-category="idle")re"), tot.idle_fraction(), 1e-5);
+  EXPECT_NEAR(share_sum(html, "workload-h200-dlrm-train-wall-clock", R"re(data-category="idle")re"),
+              tot.idle_fraction(), 1e-5);
   const auto& window = d.workloads[0].projection.analysis.timelines.at(0).win.description;
   EXPECT_NE(html.find(report::svg::escape(window)), std::string::npos) << "the window is named";
   EXPECT_NE(html.find("Joined to recommender"), std::string::npos);

@@ -14,7 +14,8 @@ TEST(StoreLocation, AUrlIsPostgresqlAndAnythingElseAFile) {
 }
 
 TEST(StoreLocation, MessagesNeverShowAPassword) {
-  EXPECT_EQ(store::location::parse("postgresql://eval:s3cret@db-host:5432/kb").display(), "postgresql://eval:***@db-host:5432/kb");
+  EXPECT_EQ(store::location::parse("postgresql://eval:s3cret@db-host:5432/kb").display(),
+            "postgresql://eval:***@db-host:5432/kb");
   EXPECT_EQ(store::location::parse("postgresql://eval@db-host/kb?sslmode=require&password=s3cret").display(),
             "postgresql://eval@db-host/kb?sslmode=require&password=***");
   EXPECT_EQ(store::location::parse("postgresql://eval@db-host/kb").display(), "postgresql://eval@db-host/kb");

@@ -117,7 +117,8 @@ void expect_same(const record::evaluation& a, const record::evaluation& b) {
 // Every field set, each to a value no other field has.
 record::evaluation full_row() {
   auto e = row("gpt-5/level1", "19_ReLU_sample_0", verdict::correct, 1.8734);
-  e.reasons = {{"excessive_speedup", "1.87x over eager, \"check\" it\nsecond line"}, {"other_stream_work", "wall 12% over events"}};
+  e.reasons = {{"excessive_speedup", "1.87x over eager, \"check\" it\nsecond line"},
+               {"other_stream_work", "wall 12% over events"}};
   e.errors = {3.25e-7, 1.5e-5, 17, 4, 4, 3};
   e.candidate_timing = test::timing(0.0421, 311);
   e.eager_timing = test::timing(0.0789, 127);
@@ -126,7 +127,8 @@ record::evaluation full_row() {
   e.speedup_compiled = 1.4537;
   e.speed_of_light_ms = 0.0093;
   e.paired = record::paired_timing{6, 0.0172};
-  e.env = {"cuda:1", "NVIDIA H200", "570.124.06", "12.8", "2.7.1+cu128", "3.12.9", "node-17", "sm 1980 MHz, mem 3201 MHz"};
+  e.env = {"cuda:1",      "NVIDIA H200", "570.124.06", "12.8",
+           "2.7.1+cu128", "3.12.9",      "node-17",    "sm 1980 MHz, mem 3201 MHz"};
   e.checker = 3;
   e.started_at = "2025-06-30T12:34:56Z";
   e.duration_s = 41.25;
@@ -297,7 +299,7 @@ TEST_P(ResultsStoreOn, EveryEvaluationFieldRoundTrips) {
   auto bare = row("b", "bare", verdict::compile_error);  // no timings, no speedups, no reasons
   bare.log = "nvcc fatal: unsupported gpu architecture";
   auto partial = row("c", "partial", verdict::correct, 0.75);  // no compiled baseline
-  partial.candidate_timing->samples = 0;                          // present though empty
+  partial.candidate_timing->samples = 0;  // present though empty
   ASSERT_FALSE(bare.candidate_timing.has_value());
   {
     results_store store(path);
@@ -335,10 +337,11 @@ TEST_P(ResultsStoreOn, NonFiniteErrorsRoundTrip) {
 TEST_P(ResultsStoreOn, CandidateAndProblemTextRoundTrip) {
   scratch_store s(GetParam(), "results-text");
   const auto path = s.location();
-  const store::stored_candidate c{"sha-c", "gpt-5/level1", "runs/gpt-5/level1/19_ReLU_sample_0.py",
-                                 "import torch\nsrc = r'''\n__global__ void relu_kernel(float* x) { /* 'µs' */ }\n'''\n"};
+  const store::stored_candidate c{
+      "sha-c", "gpt-5/level1", "runs/gpt-5/level1/19_ReLU_sample_0.py",
+      "import torch\nsrc = r'''\n__global__ void relu_kernel(float* x) { /* 'µs' */ }\n'''\n"};
   const store::stored_problem p{"level1/19_ReLU", "sha-p", "KernelBench/level1/19_ReLU.py",
-                               "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"};
+                                "class Model(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"};
   {
     results_store store(path);
     store.put_candidate(c);
@@ -391,8 +394,9 @@ TEST_P(ResultsStoreOn, MigratesAVersionOneStore) {
     results_store store(path);
     store.put(old_row);
   }
-  exec(path, "ALTER TABLE evaluations DROP COLUMN paired_rounds; ALTER TABLE evaluations DROP COLUMN paired_spread; "
-             "DROP TABLE jobs");
+  exec(path,
+       "ALTER TABLE evaluations DROP COLUMN paired_rounds; ALTER TABLE evaluations DROP COLUMN paired_spread; "
+       "DROP TABLE jobs");
   set_meta(path, "schema_version", "1");
   {
     results_store store(path, results_store::access::read_only);
@@ -484,8 +488,7 @@ TEST(ResultsStore, AKilledWriterLosesAtMostTheEvaluationInFlight) {
         store.put(e);
         if (::write(fds[1], &i, sizeof i) != sizeof i) std::_Exit(1);
       }
-    } catch (...) {
-    }
+    } catch (...) {}
     std::_Exit(1);
   }
   ::close(fds[1]);
@@ -542,8 +545,10 @@ TEST_P(ResultsStoreOn, ProcessesOpeningANewStoreTogetherAgreeOnItsSchema) {
   if (GetParam() == store::backend::sqlite) GTEST_SKIP() << "a SQLite store has one writer at a time";
   scratch_store s(GetParam(), "results-together");
   for (int round = 0; round < 3; ++round) {
-    if (round > 0) exec(s.location(), "DROP TABLE jobs; DROP TABLE evaluations; DROP TABLE candidates; DROP TABLE problems; "
-                                      "DROP TABLE headroom_meta");
+    if (round > 0)
+      exec(s.location(),
+           "DROP TABLE jobs; DROP TABLE evaluations; DROP TABLE candidates; DROP TABLE problems; "
+           "DROP TABLE headroom_meta");
     std::atomic<int> failed{0};
     std::vector<std::thread> openers;
     for (int i = 0; i < 8; ++i)
@@ -574,15 +579,17 @@ TEST(ResultsStore, PostgresqlHasTheSameTablesAndColumns) {
     db->run(sql, {}, [&](const store::row& r) { out += std::string(r.text(0)) + "." + std::string(r.text(1)) + "\n"; });
     return out;
   };
-  const std::string from_sqlite =
-      columns(lite.location(), "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p "
-                               "WHERE m.type = 'table' ORDER BY m.name, p.cid");
+  const std::string from_sqlite = columns(lite.location(),
+                                          "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p "
+                                          "WHERE m.type = 'table' ORDER BY m.name, p.cid");
   const std::string from_postgres =
-      columns(pg.location(), "SELECT table_name, column_name FROM information_schema.columns WHERE "
-                             "table_schema = current_schema() ORDER BY table_name COLLATE \"C\", ordinal_position");
+      columns(pg.location(),
+              "SELECT table_name, column_name FROM information_schema.columns WHERE "
+              "table_schema = current_schema() ORDER BY table_name COLLATE \"C\", ordinal_position");
   EXPECT_FALSE(from_sqlite.empty());
   EXPECT_EQ(from_postgres, from_sqlite);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ResultsStoreOn,
-                         ::testing::Values(store::backend::sqlite, store::backend::postgresql), test::backend_test_name);
+                         ::testing::Values(store::backend::sqlite, store::backend::postgresql),
+                         test::backend_test_name);

@@ -46,8 +46,7 @@ class scratch_store {
     if (kind_ != store::backend::postgresql) return;
     try {
       admin()->exec("DROP DATABASE " + database_ + " WITH (FORCE)");
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   scratch_store(const scratch_store&) = delete;
   scratch_store& operator=(const scratch_store&) = delete;

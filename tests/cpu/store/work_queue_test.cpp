@@ -31,7 +31,8 @@ class WorkQueueOn : public test::on_each_backend {};
 std::vector<job_key> jobs(int problems, int per_problem) {
   std::vector<job_key> out;
   for (int p = 0; p < problems; ++p)
-    for (int c = 0; c < per_problem; ++c) out.push_back({"cand-" + std::to_string(p) + "-" + std::to_string(c), "prob-" + std::to_string(p)});
+    for (int c = 0; c < per_problem; ++c)
+      out.push_back({"cand-" + std::to_string(p) + "-" + std::to_string(c), "prob-" + std::to_string(p)});
   return out;
 }
 

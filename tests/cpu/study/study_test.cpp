@@ -57,7 +57,8 @@ TEST(StudyWorkloads, TheShippedRegistryHasEveryReferenceWorkloadWithItsScript) {
   std::vector<std::string> names;
   for (const auto& w : all) {
     names.push_back(w.name);
-    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(HEADROOM_SOURCE_DIR) / "workloads" / w.script)) << w.script;
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(HEADROOM_SOURCE_DIR) / "workloads" / w.script))
+        << w.script;
     EXPECT_THAT((std::vector<std::string>{"transformer", "recommender", "vision"}), ::testing::Contains(w.domain));
   }
   EXPECT_THAT(names, ElementsAre("gpt_train", "llama_decode", "bert_infer", "dlrm_train", "dlrm_infer", "dlrmv2_train",
@@ -78,11 +79,14 @@ TEST(StudyWorkloads, SelectionKeepsTheRegistryOrderAndNamesUnknownWorkloads) {
 
 TEST(StudyWorkloads, ARegistryWithMistakesIsRefusedWithTheEntryAndTheProblem) {
   temp_dir d;
-  const auto f = write(d.path() / "study.toml", "[[workload]]\nname = \"a\"\nscript = \"a.py\"\ndomain = \"x\"\ntimout = 3\n");
+  const auto f =
+      write(d.path() / "study.toml", "[[workload]]\nname = \"a\"\nscript = \"a.py\"\ndomain = \"x\"\ntimout = 3\n");
   EXPECT_THAT(input_error_of([&] { read_workloads(f); }), HasSubstr("workload 1: unknown key `timout`"));
   write(f, "[[workload]]\nname = \"A b\"\nscript = \"a.py\"\ndomain = \"x\"\n");
   EXPECT_THAT(input_error_of([&] { read_workloads(f); }), HasSubstr("may hold only a-z"));
-  write(f, "[[workload]]\nname = \"a\"\nscript = \"a.py\"\ndomain = \"x\"\n[[workload]]\nname = \"a\"\nscript = \"b.py\"\ndomain = \"x\"\n");
+  write(
+      f,
+      "[[workload]]\nname = \"a\"\nscript = \"a.py\"\ndomain = \"x\"\n[[workload]]\nname = \"a\"\nscript = \"b.py\"\ndomain = \"x\"\n");
   EXPECT_THAT(input_error_of([&] { read_workloads(f); }), HasSubstr("workload 2: name 'a' appears twice"));
   write(f, "[[workload]]\nname = \"a\"\ndomain = \"x\"\n");
   EXPECT_THAT(input_error_of([&] { read_workloads(f); }), HasSubstr("`script` must be a non-empty string"));
@@ -108,14 +112,15 @@ TEST(StudyRuns, EachRecorderGetsTheCommandThatWritesItsTraceIntoTheRunFolder) {
   s.python = "/usr/bin/python3";
   s.steps = 4;
   const auto runs = plan_runs(w, true, true);
-  EXPECT_THAT(run_command(runs[0], s, "/s/runs/gpt_train.eager.headroom"),
-              ElementsAre("/opt/headroom/bin/headroom", "profile", "-o", "/s/runs/gpt_train.eager.headroom/trace.sqlite", "--",
-                          "/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "large", "--summary",
-                          "/s/runs/gpt_train.eager.headroom/run.json", "--steps", "4"));
+  EXPECT_THAT(
+      run_command(runs[0], s, "/s/runs/gpt_train.eager.headroom"),
+      ElementsAre("/opt/headroom/bin/headroom", "profile", "-o", "/s/runs/gpt_train.eager.headroom/trace.sqlite", "--",
+                  "/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "large", "--summary",
+                  "/s/runs/gpt_train.eager.headroom/run.json", "--steps", "4"));
   EXPECT_THAT(run_command(runs[3], s, "/s/r"),
-              ElementsAre("/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "large", "--summary",
-                          "/s/r/run.json", "--steps", "4", "--compile", "--profile", "torch-all", "--trace",
-                          "/s/r/trace.json.gz"));
+              ElementsAre("/usr/bin/python3", "/src/workloads/gpt.py", "--mode", "train", "--preset", "large",
+                          "--summary", "/s/r/run.json", "--steps", "4", "--compile", "--profile", "torch-all",
+                          "--trace", "/s/r/trace.json.gz"));
 }
 
 TEST(StudyFolder, ARecordReadsBackAsWritten) {
@@ -154,15 +159,18 @@ TEST(StudyFolder, RecordsThatCouldBeMisreadAreRefusedNamingTheFile) {
   const run_key k{"x", variant::eager, recorder::headroom};
   const auto f = folder.run_dir(k) / "result.json";
   const auto record = [&](const std::string& fields) {
-    write(f, R"({"kind": "headroom-study-run", "workload": "x", "variant": "eager", "recorder": "headroom", )" + fields + "}");
+    write(f, R"({"kind": "headroom-study-run", "workload": "x", "variant": "eager", "recorder": "headroom", )" +
+                 fields + "}");
     return input_error_of([&] { folder.read_record(k); });
   };
-  EXPECT_THAT(record(R"("schema_version": 2, "status": "ok", "traces": ["t.sqlite"])"), HasSubstr("written by a newer headroom"));
+  EXPECT_THAT(record(R"("schema_version": 2, "status": "ok", "traces": ["t.sqlite"])"),
+              HasSubstr("written by a newer headroom"));
   EXPECT_THAT(record(R"("schema_version": 1, "status": "ok", "traces": [])"),
               HasSubstr("result.json: \"traces\" must be a non-empty array when \"status\" is \"ok\""));
   EXPECT_THAT(record(R"("schema_version": 1, "status": "ok", "traces": ["../../elsewhere.sqlite"])"),
               HasSubstr("relative to the run folder"));
-  EXPECT_THAT(record(R"("schema_version": 1, "status": "done", "traces": ["t.sqlite"])"), HasSubstr("\"status\" must be"));
+  EXPECT_THAT(record(R"("schema_version": 1, "status": "done", "traces": ["t.sqlite"])"),
+              HasSubstr("\"status\" must be"));
   write(f, "{\"kind\": \"analysis\", \"schema_version\": 1}");
   EXPECT_THAT(input_error_of([&] { folder.read_record(k); }), HasSubstr("not a headroom-study-run file"));
 }

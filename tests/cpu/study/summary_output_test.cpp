@@ -14,8 +14,8 @@ namespace {
 
 const std::string golden_dir = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/report/golden/";
 
-study::run_figures figures(std::int64_t wall, int steps, std::int64_t busy, std::int64_t kernels, std::int64_t addressable,
-                           std::int64_t gemm, std::int64_t attention, std::string source) {
+study::run_figures figures(std::int64_t wall, int steps, std::int64_t busy, std::int64_t kernels,
+                           std::int64_t addressable, std::int64_t gemm, std::int64_t attention, std::string source) {
   study::run_figures f;
   f.window_source = std::move(source);
   f.window_description = "steps ProfilerStep#1..#10 (10 steps; 1 skipped as warm-up)";
@@ -43,15 +43,19 @@ study::study_summary three_rows() {
   gpt.headroom.status = "ok";
   gpt.headroom.folder = "runs/gpt_train.eager.headroom";
   gpt.headroom.figures_from = "trace";
-  gpt.headroom.figures = figures(1'486'000'000, 10, 1'460'000'000, 1'455'000'000, 397'000'000, 800'000'000, 260'000'000, "step_markers");
-  gpt.headroom.all_steps_figures = figures(1'634'000'000, 11, 1'606'000'000, 1'600'000'000, 440'000'000, 880'000'000, 286'000'000, "step_markers");
-  gpt.headroom.harness = study::harness_figures{0.1485, 21.5, 12, "NVIDIA H200", "2.11.0+cu130", "nvtx",
-                                                "gpt L12 d2048 seq2048 batch8 (680M params, autocast)"};
+  gpt.headroom.figures =
+      figures(1'486'000'000, 10, 1'460'000'000, 1'455'000'000, 397'000'000, 800'000'000, 260'000'000, "step_markers");
+  gpt.headroom.all_steps_figures =
+      figures(1'634'000'000, 11, 1'606'000'000, 1'600'000'000, 440'000'000, 880'000'000, 286'000'000, "step_markers");
+  gpt.headroom.harness = study::harness_figures{
+      0.1485, 21.5, 12, "NVIDIA H200", "2.11.0+cu130", "nvtx", "gpt L12 d2048 seq2048 batch8 (680M params, autocast)"};
   gpt.torch.status = "ok";
   gpt.torch.folder = "runs/gpt_train.eager.torch";
   gpt.torch.figures_from = "analysis.json";
-  gpt.torch.figures = figures(1'475'000'000, 10, 1'450'000'000, 1'445'000'000, 390'000'000, 795'000'000, 258'000'000, "repeating_unit");
-  gpt.torch.all_steps_figures = figures(1'770'000'000, 0, 1'740'000'000, 1'735'000'000, 470'000'000, 954'000'000, 310'000'000, "whole_span");
+  gpt.torch.figures =
+      figures(1'475'000'000, 10, 1'450'000'000, 1'445'000'000, 390'000'000, 795'000'000, 258'000'000, "repeating_unit");
+  gpt.torch.all_steps_figures =
+      figures(1'770'000'000, 0, 1'740'000'000, 1'735'000'000, 470'000'000, 954'000'000, 310'000'000, "whole_span");
   gpt.torch.harness = study::harness_figures{0.1475, 20.9, 12, "NVIDIA H200", "2.11.0+cu130", "nvtx", "gpt"};
   study::study_row dlrm;
   dlrm.workload = "dlrm_train";
@@ -67,7 +71,8 @@ study::study_summary three_rows() {
   vit.headroom.status = "timed out: ran past its 180 s timeout; last line of the log: step | 3";
   vit.headroom.folder = "runs/vit_infer.eager.headroom";
   s.rows = {gpt, dlrm, vit};
-  s.notes = {"1 run read from analysis.json (the trace was not copied with the folder): rules given now do not apply to it"};
+  s.notes = {
+      "1 run read from analysis.json (the trace was not copied with the folder): rules given now do not apply to it"};
   return s;
 }
 

@@ -52,16 +52,16 @@ trace sample_trace() {
   t.activities.push_back(copy);
   t.api_calls.push_back({1712195495505543200, 1712195495505584968, 101, t.strings.intern("cudaLaunchKernel"), 4250, 0,
                          api_kind::runtime});
-  t.api_calls.push_back({1712195495505543300, 1712195495505543400, 102, t.strings.intern("cuLaunchKernel"), 4250, 0,
-                         api_kind::driver});
+  t.api_calls.push_back(
+      {1712195495505543300, 1712195495505543400, 102, t.strings.intern("cuLaunchKernel"), 4250, 0, api_kind::driver});
   t.ranges.push_back({1712195495505500000, 1712195495505600000, t.strings.intern("ProfilerStep#1"), 4250, 0, -1,
                       range_kind::cpu_annotation});
   t.ranges.push_back({1712195495505580000, 1712195495505595000, t.strings.intern("ProfilerStep#1"), 0, 0, 0,
                       range_kind::gpu_annotation});
-  t.ranges.push_back({1712195495505510000, 1712195495505520000, t.strings.intern("forward"), 4250, 0, -1,
-                      range_kind::nvtx});
-  t.ranges.push_back({1712195495505530000, 1712195495505530000, t.strings.intern("loss ready"), 4250, 0, -1,
-                      range_kind::mark});
+  t.ranges.push_back(
+      {1712195495505510000, 1712195495505520000, t.strings.intern("forward"), 4250, 0, -1, range_kind::nvtx});
+  t.ranges.push_back(
+      {1712195495505530000, 1712195495505530000, t.strings.intern("loss ready"), 4250, 0, -1, range_kind::mark});
   return t;
 }
 
@@ -151,10 +151,10 @@ TEST(ChromeWriter, OutputParsesAndCarriesEveryEvent) {
 TEST(ChromeWriter, SynchronizationsAreSlicesOnTheHostThreadThatWaited) {
   trace t = sample_trace();
   // cudaStreamSynchronize(7) on thread 4250 of process 0, after the kernels it waits for.
-  t.synchronizations.push_back({1712195495505592000, 1712195495505599500, 105, -1, 1, 4250, 7, 0, 0,
-                                sync_kind::stream_synchronize});
-  t.synchronizations.push_back({1712195495505599600, 1712195495505599900, 106, 3, 1, 4251, 13, 0, 0,
-                                sync_kind::stream_wait_event});
+  t.synchronizations.push_back(
+      {1712195495505592000, 1712195495505599500, 105, -1, 1, 4250, 7, 0, 0, sync_kind::stream_synchronize});
+  t.synchronizations.push_back(
+      {1712195495505599600, 1712195495505599900, 106, 3, 1, 4251, 13, 0, 0, sync_kind::stream_wait_event});
   std::ostringstream out;
   write_chrome_trace(t, out, {});
   simdjson::dom::parser parser;
@@ -164,8 +164,9 @@ TEST(ChromeWriter, SynchronizationsAreSlicesOnTheHostThreadThatWaited) {
   for (simdjson::dom::object e : root["traceEvents"].get_array()) {
     if (e["ph"].get_string().value() == "M" || e["cat"].get_string().value() != "cuda_sync") continue;
     EXPECT_EQ(e["pid"].get_int64().value(), 1);  // process 0's host track
-    seen.push_back(std::string(e["name"].get_string().value()) + " tid " + std::to_string(e["tid"].get_int64().value()) +
-                   " stream " + std::to_string(e["args"]["stream"].get_int64().value()) + " event " +
+    seen.push_back(std::string(e["name"].get_string().value()) + " tid " +
+                   std::to_string(e["tid"].get_int64().value()) + " stream " +
+                   std::to_string(e["args"]["stream"].get_int64().value()) + " event " +
                    std::to_string(e["args"]["event"].get_int64().value()));
     if (e["args"]["correlation"].get_uint64().value() == 105) {
       EXPECT_NEAR(e["dur"].get_double().value(), 7.5, 1e-9);

@@ -123,8 +123,12 @@ TEST(event_stream, every_record_kind_reads_back_as_written) {
     k.device = 1;
     k.graph_node = 77;
     launch_geometry g;
-    g.grid[0] = 1024; g.grid[1] = 2; g.grid[2] = 3;
-    g.block[0] = 256; g.block[1] = 4; g.block[2] = 1;
+    g.grid[0] = 1024;
+    g.grid[1] = 2;
+    g.grid[2] = 3;
+    g.block[0] = 256;
+    g.block[1] = 4;
+    g.block[2] = 1;
     g.registers_per_thread = 32;
     g.static_shared_bytes = 4096;
     g.dynamic_shared_bytes = 49152;
@@ -388,8 +392,8 @@ void append_frame(const fs::path& path, const std::string& payload) {
   uLong crc = crc32(0L, Z_NULL, 0);
   crc = crc32(crc, reinterpret_cast<const Bytef*>(length.data()), 4);
   crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
-  std::ofstream(path, std::ios::binary | std::ios::app) << "HRF1" << length << le32(static_cast<std::uint32_t>(crc))
-                                                        << payload;
+  std::ofstream(path, std::ios::binary | std::ios::app)
+      << "HRF1" << length << le32(static_cast<std::uint32_t>(crc)) << payload;
 }
 
 std::string record(std::uint8_t kind, const std::string& body) {
@@ -408,15 +412,15 @@ TEST(event_stream, unknown_record_kinds_are_skipped_and_longer_synchronization_b
   // The synchronisation record as a later writer might extend it: 56 bytes of layout, 8 bytes more;
   // and as an older writer wrote it, 48 bytes without the record correlation.
   std::string sync(64, '\0');
-  sync[0] = 0x10;                // start 16
-  sync[8] = 0x20;                // end 32
-  sync[16] = 0x07;               // correlation 7
+  sync[0] = 0x10;  // start 16
+  sync[8] = 0x20;  // end 32
+  sync[16] = 0x07;  // correlation 7
   sync.replace(24, 8, std::string(8, '\xff'));  // event -1
-  sync[40] = 0x03;               // stream 3
-  sync[44] = 0x00;               // device 0
-  sync[46] = 2;                  // stream synchronize
-  sync[48] = 0x21;               // record correlation 0x21
-  sync[58] = 0x5a;               // a field this build does not know
+  sync[40] = 0x03;  // stream 3
+  sync[44] = 0x00;  // device 0
+  sync[46] = 2;  // stream synchronize
+  sync[48] = 0x21;  // record correlation 0x21
+  sync[58] = 0x5a;  // a field this build does not know
   append_frame(path, record(200, "future") + record(201, "") + record(9, sync) + record(9, sync.substr(0, 40)) +
                          record(9, sync.substr(0, 48)));
   const trace t = read_event_stream(path);

@@ -22,9 +22,10 @@ using testing::gzip;
 std::string events(int from, int to) {
   std::string json;
   for (int i = from; i < to; ++i) {
-    json += fmt::format(R"({}{{"ph": "X", "cat": "kernel", "name": "kernel_{}", "pid": 0, "tid": 7, "ts": {}, "dur": 3,)"
-                        R"( "args": {{"device": 0, "stream": 7, "correlation": {}}}}})",
-                        i == from ? "" : ",\n", i % 97, 10 * i + 1, i + 1);
+    json +=
+        fmt::format(R"({}{{"ph": "X", "cat": "kernel", "name": "kernel_{}", "pid": 0, "tid": 7, "ts": {}, "dur": 3,)"
+                    R"( "args": {{"device": 0, "stream": 7, "correlation": {}}}}})",
+                    i == from ? "" : ",\n", i % 97, 10 * i + 1, i + 1);
   }
   return json;
 }

@@ -15,7 +15,7 @@ namespace {
 using testing::fixture_dir;
 using testing::fixture_json;
 
-#define REQUIRE_FIXTURES()                                                          \
+#define REQUIRE_FIXTURES() \
   if (!std::filesystem::is_directory(fixture_dir())) GTEST_SKIP() << "no fixtures at " << fixture_dir()
 
 struct counts {
@@ -193,9 +193,8 @@ TEST(KinetoFixtures, ATruncatedTraceKeepsEveryCompleteEvent) {
   const std::string cut = json.substr(0, at + 40);
   const trace t = read_kineto_json_buffer(cut, "cut.json");
   EXPECT_EQ(count(t).kernels, 999u);
-  const auto truncated = std::find_if(t.warnings.begin(), t.warnings.end(), [](const reader_warning& w) {
-    return w.what.starts_with("truncated at byte");
-  });
+  const auto truncated = std::find_if(t.warnings.begin(), t.warnings.end(),
+                                      [](const reader_warning& w) { return w.what.starts_with("truncated at byte"); });
   ASSERT_NE(truncated, t.warnings.end());
   EXPECT_NE(truncated->what.find(std::to_string(cut.size())), std::string::npos) << truncated->what;
 }

@@ -43,11 +43,10 @@ TEST(KinetoInput, TopLevelKeysAreReadBeforeOrAfterTraceEvents) {
       "numSms": 132, "totalGlobalMem": 150000000000, "warpSize": 32}])";
   for (const bool after : {false, true}) {
     SCOPED_TRACE(after);
-    const std::string json =
-        after ? R"({"schemaVersion": 1, "traceEvents": )" + events +
-                    R"(, "deviceProperties": )" + props + R"(, "distributedInfo": {"rank": 5}, "traceName": "x"})"
-              : R"({"deviceProperties": )" + props + R"(, "distributedInfo": {"rank": 5}, "traceEvents": )" + events +
-                    "}";
+    const std::string json = after ? R"({"schemaVersion": 1, "traceEvents": )" + events + R"(, "deviceProperties": )" +
+                                         props + R"(, "distributedInfo": {"rank": 5}, "traceName": "x"})"
+                                   : R"({"deviceProperties": )" + props +
+                                         R"(, "distributedInfo": {"rank": 5}, "traceEvents": )" + events + "}";
     const trace t = read_kineto_json_buffer(json, "t.json");
     ASSERT_EQ(t.devices.size(), 1u);
     EXPECT_EQ(t.devices[0].id, 3);
@@ -168,8 +167,8 @@ TEST(KinetoInput, TheChromeArrayFormatIsAccepted) {
 }
 
 TEST(KinetoInput, ZeroTimeKernelsAreDroppedAndCounted) {
-  const std::string json = R"({"traceEvents": [)" + kernel("0", "0") + "," + kernel("5", "1") + "," +
-                           kernel("0.0", "0", 3) + "]}";
+  const std::string json =
+      R"({"traceEvents": [)" + kernel("0", "0") + "," + kernel("5", "1") + "," + kernel("0.0", "0", 3) + "]}";
   const trace t = read_kineto_json_buffer(json, "t.json");
   EXPECT_EQ(t.activities.size(), 1u);
   EXPECT_EQ(warning_count(t, "kernels with ts 0 and dur 0"), 2u);
@@ -213,7 +212,7 @@ TEST(KinetoInput, BrokenStructureBetweenEventsIsAnError) {
 
 TEST(KinetoInput, TruncatedDocumentsKeepCompleteEventsAndSayWhatWasLost) {
   const std::string full = R"({"traceEvents": [)" + kernel("1", "1") + "," + kernel("2", "1", 2) + "]}";
-  for (std::size_t cut = full.find("k2") ; cut < full.size(); cut += 7) {
+  for (std::size_t cut = full.find("k2"); cut < full.size(); cut += 7) {
     const std::string part = full.substr(0, cut);
     const trace t = read_kineto_json_buffer(part, "cut.json");
     const std::size_t expected = cut >= full.size() - 2 ? 2 : 1;
@@ -281,7 +280,6 @@ TEST(KinetoInput, AnEventLargerThanAChunkStillReads) {
   ASSERT_EQ(t.activities.size(), 2u);
   EXPECT_EQ(t.strings[t.activities[0].name].size(), big_name.size());
 }
-
 
 TEST(KinetoInput, LaunchPairsKeepWhatStepMappingNeedsWithoutWholeApiCalls) {
   // analyze reads Kineto JSON with api_calls off and launch_calls on: every runtime call with a

@@ -39,7 +39,7 @@ TEST(KinetoTime, NotANumberIsRejected) {
   EXPECT_FALSE(microseconds_text_to_ns("null"));
   EXPECT_FALSE(microseconds_text_to_ns("1e"));
   EXPECT_FALSE(microseconds_text_to_ns("."));
-  EXPECT_FALSE(microseconds_text_to_ns("1e400"));                    // past int64 nanoseconds
+  EXPECT_FALSE(microseconds_text_to_ns("1e400"));  // past int64 nanoseconds
   EXPECT_FALSE(microseconds_text_to_ns("99999999999999999999999"));  // likewise
 }
 

@@ -100,29 +100,45 @@ INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (33, 'NvtxCategory', 'NVTX Category'), (
   (60, 'NvtxStartEndRange', 'NVTX StartEnd Range'), (75, 'NvtxDomainCreate', 'NVTX Domain Create');
 
 INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
-  (1000, 1800, 0, 1, NULL, 7, 101, )sql" + p1 + R"sql(, 10, 11, 12, 1, 0, 16, 1024, 1, 1, 128, 1, 1, 0, 0, 0, 0, 5, 0, NULL, 0),
-  (1200, 5200, 0, 1, NULL, 13, 101, )sql" + p2 + R"sql(, 13, 13, 13, 1, 0, 128, 8, 16, 1, 256, 1, 1, 12544, 1024, 0, 0, 6, 0, 77, 0);
+  (1000, 1800, 0, 1, NULL, 7, 101, )sql" +
+         p1 + R"sql(, 10, 11, 12, 1, 0, 16, 1024, 1, 1, 128, 1, 1, 0, 0, 0, 0, 5, 0, NULL, 0),
+  (1200, 5200, 0, 1, NULL, 13, 101, )sql" +
+         p2 + R"sql(, 13, 13, 13, 1, 0, 128, 8, 16, 1, 256, 1, 1, 12544, 1024, 0, 0, 6, 0, 77, 0);
 INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
-  (900, 950, 0, 1, NULL, 7, 102, )sql" + p1 + R"sql(, 4096, 1, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0),
-  (960, 970, 0, 1, NULL, 7, 103, )sql" + p1 + R"sql(, 64, 11, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0);
-INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1100, 1110, 0, 1, NULL, 13, 104, )sql" + p2 + R"sql(, 0, 512, NULL, 1);
+  (900, 950, 0, 1, NULL, 7, 102, )sql" +
+         p1 + R"sql(, 4096, 1, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0),
+  (960, 970, 0, 1, NULL, 7, 103, )sql" +
+         p1 + R"sql(, 64, 11, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1100, 1110, 0, 1, NULL, 13, 104, )sql" +
+         p2 + R"sql(, 0, 512, NULL, 1);
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
-  (980, 995, 0, )sql" + t1 + R"sql(, 101, 20, 0, NULL),
-  (880, 898, 0, )sql" + t1 + R"sql(, 102, 21, 0, NULL);
-INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER VALUES (1150, 1190, 0, )sql" + t2 + R"sql(, 101, 22, 0, NULL);
+  (980, 995, 0, )sql" +
+         t1 + R"sql(, 101, 20, 0, NULL),
+  (880, 898, 0, )sql" +
+         t1 + R"sql(, 102, 21, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER VALUES (1150, 1190, 0, )sql" +
+         t2 + R"sql(, 101, 22, 0, NULL);
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES
-  (10, NULL, 75, 'NCCL', )sql" + t1 + R"sql(, NULL, 1),
-  (20, NULL, 39, 'main', )sql" + t1 + R"sql(, NULL, 0),
-  (100, 6000, 59, NULL, )sql" + t1 + R"sql(, 30, 0),
-  (200, 3000, 60, 'forward', )sql" + t1 + R"sql(, NULL, 0),
-  (2500, NULL, 34, 'checkpoint', )sql" + t1 + R"sql(, NULL, 0),
-  (2600, NULL, 59, 'never popped', )sql" + t1 + R"sql(, NULL, 0);
+  (10, NULL, 75, 'NCCL', )sql" +
+         t1 + R"sql(, NULL, 1),
+  (20, NULL, 39, 'main', )sql" +
+         t1 + R"sql(, NULL, 0),
+  (100, 6000, 59, NULL, )sql" +
+         t1 + R"sql(, 30, 0),
+  (200, 3000, 60, 'forward', )sql" +
+         t1 + R"sql(, NULL, 0),
+  (2500, NULL, 34, 'checkpoint', )sql" +
+         t1 + R"sql(, NULL, 0),
+  (2600, NULL, 59, 'never popped', )sql" +
+         t1 + R"sql(, NULL, 0);
 INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, cuDevice, computeMajor, computeMinor) VALUES
   (0, 0, 'NVIDIA H100 80GB HBM3', 85520809984, 132, 0, 9, 0),
   (0, 1, 'NVIDIA A100-SXM4-80GB', 85899345920, 108, 1, 8, 0);
 INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 4242, 'GPU-0', 132), (1, 0, 4343, 'GPU-1', 108);
-INSERT INTO PROCESSES VALUES ()sql" + p1 + R"sql(, 4242, 'python3'), ()sql" + p2 + R"sql(, 4343, 'python3 worker');
-INSERT INTO ThreadNames VALUES (31, 0, )sql" + t1 + R"sql();
+INSERT INTO PROCESSES VALUES ()sql" +
+         p1 + R"sql(, 4242, 'python3'), ()sql" + p2 + R"sql(, 4343, 'python3 worker');
+INSERT INTO ThreadNames VALUES (31, 0, )sql" +
+         t1 + R"sql();
 )sql";
 }
 
@@ -155,17 +171,26 @@ CREATE TABLE TARGET_INFO_GPU (id INT NOT NULL, name TEXT NOT NULL, busLocation T
 INSERT INTO StringIds VALUES (1, 'volta_sgemm_128x64_nn'), (2, 'volta_sgemm'), (3, 'elementwise_kernel'),
   (4, 'cudaLaunchKernel');
 INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
-  (5000, 9000, 0, 1, 7, 11, )sql" + p + R"sql(, 1, 2, 0, 0, 122, 64, 2, 1, 256, 1, 1, 8192, 0, 0, 0, 1, 0),
-  (9500, 9600, 0, 1, 7, 12, )sql" + p + R"sql(, 99, 3, 0, 0, 32, 80, 1, 1, 512, 1, 1, 0, 0, 0, 0, 2, 0),
-  (9700, 9650, 0, 1, 7, 13, )sql" + p + R"sql(, 3, 3, 0, 0, 32, 80, 1, 1, 512, 1, 1, 0, 0, 0, 0, 3, 0);
+  (5000, 9000, 0, 1, 7, 11, )sql" +
+         p + R"sql(, 1, 2, 0, 0, 122, 64, 2, 1, 256, 1, 1, 8192, 0, 0, 0, 1, 0),
+  (9500, 9600, 0, 1, 7, 12, )sql" +
+         p + R"sql(, 99, 3, 0, 0, 32, 80, 1, 1, 512, 1, 1, 0, 0, 0, 0, 2, 0),
+  (9700, 9650, 0, 1, 7, 13, )sql" +
+         p + R"sql(, 3, 3, 0, 0, 32, 80, 1, 1, 512, 1, 1, 0, 0, 0, 0, 3, 0);
 INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
-  (100, 200, 0, 1, 7, 14, )sql" + p + R"sql(, 1024, 2, 0, 0, 0, 0, 0, 0, 0, 0),
-  (300, 400, 0, 1, 7, 15, )sql" + p + R"sql(, 2048, 8, 0, 0, 0, 0, 0, 0, 0, 0),
-  (500, 600, 0, 1, 7, 16, )sql" + p + R"sql(, 4096, 10, 0, 0, 0, 0, 0, 0, 0, 0);
-INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (4900, 4990, 0, )sql" + t + R"sql(, 11, 4, 0);
+  (100, 200, 0, 1, 7, 14, )sql" +
+         p + R"sql(, 1024, 2, 0, 0, 0, 0, 0, 0, 0, 0),
+  (300, 400, 0, 1, 7, 15, )sql" +
+         p + R"sql(, 2048, 8, 0, 0, 0, 0, 0, 0, 0, 0),
+  (500, 600, 0, 1, 7, 16, )sql" +
+         p + R"sql(, 4096, 10, 0, 0, 0, 0, 0, 0, 0, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (4900, 4990, 0, )sql" +
+         t + R"sql(, 11, 4, 0);
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES
-  (4000, 9900, 59, 'iteration 1', )sql" + t + R"sql(),
-  (4500, NULL, 34, 'loss ready', )sql" + t + R"sql();
+  (4000, 9900, 59, 'iteration 1', )sql" +
+         t + R"sql(),
+  (4500, NULL, 34, 'loss ready', )sql" +
+         t + R"sql();
 INSERT INTO TARGET_INFO_GPU VALUES (0, 'Tesla V100-SXM2-16GB', '0000:06:00.0', 1, 6291456, 16945512448,
   898048000000, 1530000000, 80, 0, 'GPU-v100', 0, 'GV100');
 )sql";
@@ -190,7 +215,8 @@ TEST(NsysReader, NewerSchemaMapsEveryKernelField) {
   EXPECT_EQ(t.platform, "cuda");
   ASSERT_EQ(t.geometry.size(), t.activities.size());
 
-  const auto* fill = find_kernel(t,
+  const auto* fill = find_kernel(
+      t,
       "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> "
       ">(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)");
   ASSERT_NE(fill, nullptr) << "the demangled name is preferred over shortName and mangledName";
@@ -296,13 +322,19 @@ INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE
   (2, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT', 'Stream wait event'),
   (3, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE', 'Stream sync'),
   (4, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE', 'Context sync');
-INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1900, 0, )sql" + t1 + R"sql(, 201, 1, 0),
-  (2000, 2010, 0, )sql" + t1 + R"sql(, 202, 2, 0), (3000, 3500, 0, )sql" + t1 + R"sql(, 203, 3, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1900, 0, )sql" +
+                               t1 + R"sql(, 201, 1, 0),
+  (2000, 2010, 0, )sql" + t1 + R"sql(, 202, 2, 0), (3000, 3500, 0, )sql" +
+                               t1 + R"sql(, 203, 3, 0);
 INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
-  (1001, 1899, 0, 1, 7, 201, )sql" + p1 + R"sql(, 3, 4294967295),
-  (2001, 2009, 0, 1, 13, 202, )sql" + p1 + R"sql(, 2, 12),
-  (3001, 3499, 0, 1, 4294967295, 203, )sql" + p1 + R"sql(, 4, 4294967295),
-  (3600, 3700, 0, 1, 7, 204, )sql" + p1 + R"sql(, 0, 4294967295))sql");
+  (1001, 1899, 0, 1, 7, 201, )sql" +
+                               p1 + R"sql(, 3, 4294967295),
+  (2001, 2009, 0, 1, 13, 202, )sql" +
+                               p1 + R"sql(, 2, 12),
+  (3001, 3499, 0, 1, 4294967295, 203, )sql" +
+                               p1 + R"sql(, 4, 4294967295),
+  (3600, 3700, 0, 1, 7, 204, )sql" +
+                               p1 + R"sql(, 0, 4294967295))sql");
   const auto t = read_nsys_sqlite(make_db("sync.sqlite", sql));
   ASSERT_EQ(t.synchronizations.size(), 3u);
   const auto& stream = t.synchronizations[0];
@@ -386,8 +418,8 @@ TEST(NsysReader, OlderSchemaReadsWhatItHas) {
   for (const auto& a : t.activities) {
     if (a.kind == activity_kind::memcpy) kinds.push_back(a.copy);
   }
-  EXPECT_EQ(kinds, (std::vector<copy_kind>{copy_kind::device_to_host, copy_kind::device_to_device,
-                                           copy_kind::peer_to_peer}))
+  EXPECT_EQ(kinds,
+            (std::vector<copy_kind>{copy_kind::device_to_host, copy_kind::device_to_device, copy_kind::peer_to_peer}))
       << "without ENUM_CUDA_MEMCPY_OPER, copyKind is CUPTI's numbering";
 
   ASSERT_EQ(t.ranges.size(), 2u);
@@ -455,8 +487,9 @@ TEST(NsysReader, NonSqliteAndMissingFilesAreInputErrors) {
 }
 
 TEST(NsysReader, KernelTableWithoutTimesIsAnInputError) {
-  const auto path = make_db("broken.sqlite", "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (deviceId INT, streamId INT);"
-                                             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 7);");
+  const auto path = make_db("broken.sqlite",
+                            "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (deviceId INT, streamId INT);"
+                            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 7);");
   try {
     read_nsys_sqlite(path);
     FAIL() << "expected input_error";

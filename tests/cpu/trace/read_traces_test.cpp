@@ -81,7 +81,8 @@ TEST_F(ReadTraces, APartialTraceIsReadWhenAllowedAndItsLossNamesTheFile) {
   EXPECT_GT(t.activities.size(), 10u);
   EXPECT_LT(t.activities.size(), 100u);
   bool named = false;
-  for (const auto& w : t.warnings) named = named || (w.lost && w.what.starts_with(cut.string() + ": truncated at byte"));
+  for (const auto& w : t.warnings)
+    named = named || (w.lost && w.what.starts_with(cut.string() + ": truncated at byte"));
   EXPECT_TRUE(named);
 }
 

@@ -58,14 +58,19 @@ trace full_trace() {
   k.start = 1712195495505583123;
   k.end = 1712195495505588051;
   k.correlation = 135071;
-  k.name = t.strings.intern("void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<int, unsigned int, 1, 128, 1>(...)");
+  k.name = t.strings.intern(
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<int, unsigned int, 1, 128, 1>(...)");
   k.stream = 7;
   k.device = 0;
   k.process = 0;
   k.graph_node = 4242;
   launch_geometry g;
-  g.grid[0] = 4; g.grid[1] = 106; g.grid[2] = 1;
-  g.block[0] = 128; g.block[1] = 1; g.block[2] = 1;
+  g.grid[0] = 4;
+  g.grid[1] = 106;
+  g.grid[2] = 1;
+  g.block[0] = 128;
+  g.block[1] = 1;
+  g.block[2] = 1;
   g.registers_per_thread = 30;
   g.static_shared_bytes = 1024;
   g.dynamic_shared_bytes = 49152;
@@ -112,30 +117,30 @@ trace full_trace() {
     push(copy);
   }
 
-  t.api_calls.push_back({1712195495505543200, 1712195495505584968, 135071, t.strings.intern("cudaLaunchKernel"), 1102, 0,
-                         api_kind::runtime});
+  t.api_calls.push_back({1712195495505543200, 1712195495505584968, 135071, t.strings.intern("cudaLaunchKernel"), 1102,
+                         0, api_kind::runtime});
   t.api_calls.push_back({1712195495505543300, 1712195495505543400, 135073, t.strings.intern("cuLaunchKernel"), 1103, 1,
                          api_kind::driver});
 
   t.ranges.push_back({2413669096090100, 2413682432405905, t.strings.intern("ProfilerStep#1"), 3100453, 0, -1,
                       range_kind::cpu_annotation});
-  t.ranges.push_back({2413669096190000, 2413669096290000, t.strings.intern("ProfilerStep#1"), 7, 0, 0,
-                      range_kind::gpu_annotation});
+  t.ranges.push_back(
+      {2413669096190000, 2413669096290000, t.strings.intern("ProfilerStep#1"), 7, 0, 0, range_kind::gpu_annotation});
   t.ranges.push_back({100, 900, t.strings.intern("forward"), 4250, 1, -1, range_kind::nvtx});
   t.ranges.push_back({500, 500, t.strings.intern("loss ready \"quoted\" ünïcode"), 4250, 1, -1, range_kind::mark});
 
   // One of each kind, as a training step synchronises: the main stream records an event, a side
   // stream waits for it, the host waits for the event, for a stream, then for the whole device.
-  t.synchronizations.push_back({1712195495505599000, 1712195495505599400, 135079, 12, 1, 1102, 7, 0, 0,
-                                sync_kind::event_record});
-  t.synchronizations.push_back({1712195495505600000, 1712195495505600900, 135080, 12, 1, 1102, 13, 0, 0,
-                                sync_kind::stream_wait_event, 135079});
-  t.synchronizations.push_back({1712195495505601000, 1712195495505650000, 135081, 12, 1, 1102, -1, 0, 0,
-                                sync_kind::event_synchronize, 135079});
-  t.synchronizations.push_back({1712195495505651000, 1712195495505700000, 135082, -1, 1, 1102, 7, 0, 0,
-                                sync_kind::stream_synchronize});
-  t.synchronizations.push_back({1712195495505701000, 1712195495505800000, 1474, -1, 2, 1103, -1, 1, 1,
-                                sync_kind::context_synchronize});
+  t.synchronizations.push_back(
+      {1712195495505599000, 1712195495505599400, 135079, 12, 1, 1102, 7, 0, 0, sync_kind::event_record});
+  t.synchronizations.push_back(
+      {1712195495505600000, 1712195495505600900, 135080, 12, 1, 1102, 13, 0, 0, sync_kind::stream_wait_event, 135079});
+  t.synchronizations.push_back(
+      {1712195495505601000, 1712195495505650000, 135081, 12, 1, 1102, -1, 0, 0, sync_kind::event_synchronize, 135079});
+  t.synchronizations.push_back(
+      {1712195495505651000, 1712195495505700000, 135082, -1, 1, 1102, 7, 0, 0, sync_kind::stream_synchronize});
+  t.synchronizations.push_back(
+      {1712195495505701000, 1712195495505800000, 1474, -1, 2, 1103, -1, 1, 1, sync_kind::context_synchronize});
 
   t.warn("an activity ends before it starts; its end was set to its start");
   t.warn("an activity ends before it starts; its end was set to its start");
@@ -288,7 +293,8 @@ TEST(TraceStore, SynchronizationsAreRowsAQueryCanReadWithoutALookupTable) {
   ASSERT_EQ(sqlite3_prepare_v2(db,
                                "SELECT kind, end - start, stream, event, record_correlation FROM synchronizations "
                                "ORDER BY id",
-                               -1, &s, nullptr), SQLITE_OK);
+                               -1, &s, nullptr),
+            SQLITE_OK);
   std::string rows;
   while (sqlite3_step(s) == SQLITE_ROW) {
     rows += std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) + " " +
@@ -330,7 +336,8 @@ TEST(TraceStore, AVersion1StoreIsMigratedOnReadAndTheFileIsLeftAsItWas) {
   ASSERT_EQ(sqlite3_prepare_v2(db,
                                "SELECT (SELECT value FROM headroom_meta WHERE key = 'schema_version'), "
                                "(SELECT count(*) FROM sqlite_master WHERE name = 'synchronizations')",
-                               -1, &s, nullptr), SQLITE_OK);
+                               -1, &s, nullptr),
+            SQLITE_OK);
   ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "1");
   EXPECT_EQ(sqlite3_column_int(s, 1), 0);

@@ -15,7 +15,8 @@ using namespace headroom::trace;
 
 namespace {
 
-constexpr const char* expected_schema = R"sql(index api_calls_correlation: CREATE INDEX api_calls_correlation ON api_calls (process, correlation)
+constexpr const char* expected_schema =
+    R"sql(index api_calls_correlation: CREATE INDEX api_calls_correlation ON api_calls (process, correlation)
 index copies_correlation: CREATE INDEX copies_correlation ON copies (process, correlation)
 index kernels_correlation: CREATE INDEX kernels_correlation ON kernels (process, correlation)
 index memsets_correlation: CREATE INDEX memsets_correlation ON memsets (process, correlation)

@@ -37,8 +37,7 @@ TEST(ChunkPool, UsesItsHelperThreads) {
   std::atomic<int> concurrent{0}, most{0};
   for_each_chunk(64, 0, [&](std::size_t) {
     int now = ++concurrent;
-    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
-    }
+    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {}
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     --concurrent;
   });

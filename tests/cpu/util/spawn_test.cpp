@@ -84,8 +84,8 @@ TEST(Spawn, AProgramThatCannotBeRunIsAnExecErrorNotAStatus) {
 TEST(Spawn, TheEnvironmentIsTheOneGivenAndAnAddedNameReplacesTheInheritedValue) {
   ::setenv("HEADROOM_SPAWN_TEST_INHERITED", "parent", 1);
   spawn_spec spec;
-  spec.environment = environment_with({{"HEADROOM_SPAWN_TEST_INHERITED", "child"}, {"HEADROOM_SPAWN_TEST_NEW", "a"},
-                                       {"HEADROOM_SPAWN_TEST_NEW", "b"}});
+  spec.environment = environment_with(
+      {{"HEADROOM_SPAWN_TEST_INHERITED", "child"}, {"HEADROOM_SPAWN_TEST_NEW", "a"}, {"HEADROOM_SPAWN_TEST_NEW", "b"}});
   auto [status, output] = run_shell("echo $HEADROOM_SPAWN_TEST_INHERITED $HEADROOM_SPAWN_TEST_NEW", spec);
   EXPECT_EQ(status, 0);
   EXPECT_EQ(output, "child b\n");
@@ -107,7 +107,8 @@ TEST(Spawn, DescriptorsArriveAtTheirNumbersEvenWhenTheNumbersAreTaken) {
   std::string script = "echo through-five >&5; [ -e /proc/$$/fd/5 ] && echo has-five";
   for (int fd = 10; fd < 14; ++fd) {
     const int flags = ::fcntl(fd, F_GETFD);
-    if (flags < 0 || (flags & FD_CLOEXEC) != 0) script += "; [ -e /proc/$$/fd/" + std::to_string(fd) + " ] && echo leaked";
+    if (flags < 0 || (flags & FD_CLOEXEC) != 0)
+      script += "; [ -e /proc/$$/fd/" + std::to_string(fd) + " ] && echo leaked";
   }
   const auto [status, output] = run_shell(script + "; true", spec);
   ::close(p[1]);
@@ -139,7 +140,8 @@ TEST(Spawn, AChildLeadsItsOwnGroupOrSessionWhenAsked) {
 
 TEST(Spawn, SignalDispositionsAndMaskAreTheOnesAsked) {
   // An ignored SIGTERM here is inherited unless reset.
-  struct sigaction ignore {}, old {};
+  struct sigaction ignore {
+  }, old{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGTERM, &ignore, &old);
   spawn_spec spec;

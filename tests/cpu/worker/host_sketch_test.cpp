@@ -38,7 +38,8 @@ sketch by_definition(const std::vector<T>& x, std::uint64_t seed, Widen widen) {
 }
 
 void expect_bitwise_equal(const sketch& a, const sketch& b) {
-  for (int k = 0; k < sketch_width; ++k) EXPECT_EQ(std::bit_cast<std::uint64_t>(a[k]), std::bit_cast<std::uint64_t>(b[k])) << "sum " << k;
+  for (int k = 0; k < sketch_width; ++k)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a[k]), std::bit_cast<std::uint64_t>(b[k])) << "sum " << k;
 }
 
 // Two and a half chunks: the chunks' sums are combined, the last one partial.
@@ -70,7 +71,8 @@ TEST(HostSketch, IsItsDefinitionToTheBitForEveryElementType) {
   expect_bitwise_equal(host_sketch(f64.data(), dtype::f64, numel, seed), by_definition(f64, seed, widen));
   expect_bitwise_equal(host_sketch(f32.data(), dtype::f32, numel, seed), by_definition(f32, seed, widen));
   expect_bitwise_equal(host_sketch(f16.data(), dtype::f16, numel, seed), by_definition(f16, seed, widen));
-  expect_bitwise_equal(host_sketch(bf16.data(), dtype::bf16, numel, seed), by_definition(bf16, seed, [](std::uint16_t b) {
+  expect_bitwise_equal(host_sketch(bf16.data(), dtype::bf16, numel, seed),
+                       by_definition(bf16, seed, [](std::uint16_t b) {
                          return static_cast<double>(std::bit_cast<float>(std::uint32_t{b} << 16));
                        }));
   expect_bitwise_equal(host_sketch(i64.data(), dtype::i64, numel, seed), by_definition(i64, seed, widen));
@@ -93,8 +95,6 @@ TEST(HostSketch, AnOutputWrongInOneElementOrSignIsToldApart) {
   EXPECT_NE(host_sketch(x.data(), dtype::f32, numel, seed + 1), negated);  // the seed picks the signs
 }
 
-TEST(HostSketch, NothingToSketchIsZero) {
-  EXPECT_EQ(host_sketch(nullptr, dtype::f32, 0, seed), sketch{});
-}
+TEST(HostSketch, NothingToSketchIsZero) { EXPECT_EQ(host_sketch(nullptr, dtype::f32, 0, seed), sketch{}); }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(TimingStats, NoisySamplesGoOnUntilTheSpreadIsSmallOrTheTimeIsUp) {
   EXPECT_FALSE(s.done(rule, 1.0));
   EXPECT_TRUE(s.done(rule, 10.5));  // out of time
   rule.max_samples = 20;
-  EXPECT_TRUE(s.done(rule, 1.0));   // out of samples
+  EXPECT_TRUE(s.done(rule, 1.0));  // out of samples
 }
 
 // A preempted sample must not keep the loop sampling: the spread comes from the MAD.
