@@ -3,7 +3,6 @@
 # to these functions, so a candidate that rebinds names here does not change what the worker calls.
 # Everything that must not be patchable (copies, poisoning, timing, comparison) is C++; this file
 # only does what needs the Python object model.
-import gc
 import hashlib
 import importlib.util
 import inspect
@@ -459,7 +458,3 @@ def describe_exception(exc):
     elif "illegal memory access" in lowered or "illegal address" in lowered or "misaligned address" in lowered:
         kind = "illegal_address"
     return kind, message, text[-8000:]
-
-
-def collect():
-    gc.collect()

@@ -165,7 +165,6 @@ void timing_loop::timed_run::run() {
     if (s == step::done) break;
   }
   release();
-  ++loop.time_requests_;
   if (settings.mirror) {  // done, not sent
     p.memory.outputs().clear();
     checked.clear();

@@ -2,7 +2,7 @@
 // Timed calls (docs/eval.md, "Timing"): each on fresh inputs the parent names as it is about to
 // run, the device's caches flushed, the call announced on the stamped socket, the times kept under
 // the stopping rule and summarised; and the reference's replay of a candidate's timed calls on the
-// same fresh inputs. It counts the timing requests served.
+// same fresh inputs.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -71,7 +71,6 @@ class timing_loop {
                             const std::vector<std::uint64_t>& symmetric);
 
   parts p_;
-  int time_requests_ = 0;
 };
 
 }  // namespace headroom::worker
