@@ -160,8 +160,10 @@ bool start_session(profile_settings settings) noexcept {
       std::size_t size = sizeof zeroed;
       HEADROOM_CUPTI_TRY(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed));
     }
-    // OS thread ids (gettid) in CUPTI's records, as in ours and as the trace store documents.
-    HEADROOM_CUPTI_TRY(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
+    // OS thread ids (gettid) in CUPTI's records, as in ours and as the trace store documents
+    // (HEADROOM_PROFILE_THREAD_IDS=pthread leaves CUPTI's default, for the overhead A/B).
+    if (s.settings.threads == thread_ids::system)
+      HEADROOM_CUPTI_TRY(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
     if (s.settings.api_records == api_recorder::callback) {
       s.api_callbacks = recorded_callbacks(s.settings);
       if (!s.api_callbacks.empty()) s.api_log = std::make_unique<api_call_log>(api_ring_records);

@@ -132,6 +132,8 @@ profile_settings settings_from_env(const env_lookup& env) {
                            {"callback", api_recorder::callback}, "CUPTI's activity records them", s.problems);
   s.api_enable = choose<api_enabling>(env, "HEADROOM_PROFILE_API_ENABLE", {"kind", api_enabling::kind},
                                       {"calls", api_enabling::calls}, "the whole kind is enabled", s.problems);
+  s.threads = choose<thread_ids>(env, "HEADROOM_PROFILE_THREAD_IDS", {"system", thread_ids::system},
+                                 {"pthread", thread_ids::pthread}, "records carry OS thread ids", s.problems);
   if (s.api_enable == api_enabling::calls && s.capture == capture_range::profiler_api) {
     // Seen on the H200 (docs/profiler.md, "Environment"): enabled call by call at cudaProfilerStart,
     // after the context exists, CUPTI recorded no API call at all.

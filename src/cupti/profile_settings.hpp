@@ -71,6 +71,12 @@ enum class api_recorder { activity, callback };
 // there. An experiment, not the default.
 enum class api_enabling { kind, calls };
 
+// Which thread id CUPTI writes into its records (HEADROOM_PROFILE_THREAD_IDS): the OS thread id
+// (`system`, the default: the trace store's threads are OS thread ids) or CUPTI's default, the
+// pthread handle (`pthread`), which needs no system call per record. An experiment for the overhead
+// A/B: under `pthread` the store's thread ids are pthread handles, not OS thread ids.
+enum class thread_ids { system, pthread };
+
 struct profile_settings {
   std::filesystem::path dir;  // HEADROOM_PROFILE_DIR; empty: do not profile
   std::uint32_t kinds = all_profile_kinds;
@@ -84,6 +90,7 @@ struct profile_settings {
   timestamp_memory timestamps = timestamp_memory::device;
   api_recorder api_records = api_recorder::activity;
   api_enabling api_enable = api_enabling::kind;
+  thread_ids threads = thread_ids::system;
   std::int32_t rank = -1;
   std::vector<std::string> problems;  // values that were ignored, and why
 

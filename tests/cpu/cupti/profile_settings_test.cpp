@@ -204,6 +204,15 @@ TEST(profile_settings, timestamps_go_to_device_memory_unless_pinned_host_memory_
   EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_TIMESTAMPS='host'"), std::string::npos);
 }
 
+TEST(profile_settings, records_carry_os_thread_ids_unless_pthread_handles_are_asked_for) {
+  EXPECT_EQ(from({}).threads, thread_ids::system);
+  EXPECT_EQ(from({{"HEADROOM_PROFILE_THREAD_IDS", "pthread"}}).threads, thread_ids::pthread);
+  const auto bad = from({{"HEADROOM_PROFILE_THREAD_IDS", "tid"}});
+  EXPECT_EQ(bad.threads, thread_ids::system);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("HEADROOM_PROFILE_THREAD_IDS='tid'"), std::string::npos);
+}
+
 TEST(profile_settings, api_calls_are_cuptis_activity_records_unless_our_callbacks_are_asked_for) {
   EXPECT_EQ(from({}).api_records, api_recorder::activity);
   EXPECT_EQ(from({{"HEADROOM_PROFILE_API_RECORDS", "callback"}}).api_records, api_recorder::callback);
