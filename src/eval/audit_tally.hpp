@@ -26,6 +26,10 @@ class audit_tally {
   };
   std::vector<fake_state> fakes_;
   int trials_ = 0;
+  // The first trial's outputs as a hash of their types, shapes and bytes, and whether every later
+  // trial's were the same: an output that does not depend on the inputs.
+  std::size_t first_outputs_ = 0;
+  bool outputs_constant_ = true;
   tensor scratch_;  // every fake in turn, in one buffer
 };
 

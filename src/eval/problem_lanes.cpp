@@ -15,6 +15,7 @@
 #include "audit_tally.hpp"
 #include "candidate.hpp"
 #include "candidate_sandbox.hpp"
+#include "degenerate_flag.hpp"
 #include "device_gate.hpp"
 #include "reference.hpp"
 
@@ -66,9 +67,11 @@ struct problem_lanes::lane_state {
   // The worker of the job after the one running starts while this one prepares or runs its
   // trials; measurements wait for it (session_start).
   std::unique_ptr<session_start> pending;
-  // The reference data of the problem this lane holds, kept from one batch to the next of it.
+  // The reference data of the problem this lane holds, kept from one batch to the next of it, and
+  // its audit once taken.
   std::optional<reference_data> ref;
   std::string ref_problem;
+  std::optional<audit_result> audit;
 
   void wait_for_pending() const {
     if (pending) pending->wait();
@@ -87,18 +90,21 @@ void problem_lanes::lane(const std::string& device) {
         // The problem's reference data is done with (a lane keeps it from one batch of a problem to
         // the next of the same problem).
         release_problem_memory(l.ref);
+        l.audit.reset();
       }
       if (compile_as_claimed) compiled.build(batch.jobs);
       // The audit reads only the reference data. On a GPU it runs beside the first candidate's
       // evaluation (9-10 s of host work on a 6 GiB KernelBench problem); on the CPU, where the host
-      // is the device being timed, before it. Either way its line is appended before that
-      // evaluation is stored: an interrupted run never leaves a stored problem without its audit.
+      // is the device being timed, before it. Either way it is taken (and its line appended) before
+      // that evaluation is stored: an interrupted run never leaves a stored problem without its
+      // audit, and a degenerate problem's evaluations are flagged as they are stored.
       // (Declared after `l`, so that an exception waits for a running audit before its `ref` goes.)
-      std::future<std::string> audit_line;
+      std::future<audit_result> audit;
       for (std::size_t k = 0; k < batch.jobs.size(); ++k) {
-        evaluation e = evaluate_job(l, batch, k, audit_line);
+        evaluation e = evaluate_job(l, batch, k, audit);
         e.env.device = device;
-        if (audit_line.valid()) append_audit(audit_line);
+        if (audit.valid()) take_audit(l, audit);
+        if (l.audit) flag_degenerate(e, *l.audit);
         util::phase_trace trace("store");
         store_result(batch, k, e);
       }
@@ -112,11 +118,11 @@ void problem_lanes::lane(const std::string& device) {
 }
 
 evaluation problem_lanes::evaluate_job(lane_state& l, const job_batch& batch, std::size_t k,
-                                       std::future<std::string>& audit_line) {
+                                       std::future<audit_result>& audit) {
   const auto& group = batch.jobs;
   const eval_job* j = group[k];
   if (auto cf = compiled.failure(j->candidate.hash)) return compile_failure_evaluation(*j, *cf, l.device);
-  if (!l.ref) prepare(l, batch, k, audit_line);
+  if (!l.ref) prepare(l, batch, k, audit);
   util::phase_trace trace("evaluate_candidate");
   std::unique_ptr<session> started = l.pending ? l.pending->take() : nullptr;
   l.pending.reset();
@@ -130,29 +136,26 @@ evaluation problem_lanes::evaluate_job(lane_state& l, const job_batch& batch, st
                             [&l] { l.wait_for_pending(); });
 }
 
-void problem_lanes::prepare(lane_state& l, const job_batch& batch, std::size_t k,
-                            std::future<std::string>& audit_line) {
+void problem_lanes::prepare(lane_state& l, const job_batch& batch, std::size_t k, std::future<audit_result>& audit) {
   const eval_job* j = batch.jobs[k];
-  const bool audit = !run_.options.audit_output.empty();
   if (!l.pending) l.pending = start_worker(l, batch, k);
   {
     util::phase_trace trace("prepare_reference");
     std::unique_ptr<session> started = l.next_reference ? l.next_reference->take() : nullptr;
     l.next_reference.reset();
     l.ref = prepare_reference(
-        j->problem, run_, l.device, l.device_ceilings, [&l] { l.wait_for_pending(); }, std::move(started), audit);
+        j->problem, run_, l.device, l.device_ceilings, [&l] { l.wait_for_pending(); }, std::move(started), true);
     l.ref_problem = j->problem.hash;
   }
   if (!l.ref->error.empty()) l.pending.reset();  // every candidate gets reference_error
-  if (!audit) return;
   const bool audit_beside = l.device != "cpu" || !run_.options.timing;
-  audit_line =
+  audit =
       std::async(audit_beside ? std::launch::async : std::launch::deferred, [&problem = j->problem, &data = *l.ref] {
         auto quiet = host_work();  // not while a lane measures
         util::phase_trace trace("audit");
-        return audit_json(audit_reference(problem.id, data));
+        return audit_reference(problem.id, data);
       });
-  if (!audit_beside) append_audit(audit_line);
+  if (!audit_beside) take_audit(l, audit);
 }
 
 std::unique_ptr<session_start> problem_lanes::start_worker(const lane_state& l, const job_batch& batch,
@@ -167,8 +170,10 @@ std::unique_ptr<session_start> problem_lanes::start_worker(const lane_state& l, 
                                          candidate_isolation(run_, l.device, j->candidate));
 }
 
-void problem_lanes::append_audit(std::future<std::string>& audit_line) {
-  std::string line = audit_line.get();
+void problem_lanes::take_audit(lane_state& l, std::future<audit_result>& audit) {
+  l.audit = audit.get();
+  if (run_.options.audit_output.empty()) return;
+  std::string line = audit_json(*l.audit);
   std::lock_guard lock(result_mutex);  // only the append: other devices go on comparing
   std::ofstream(run_.options.audit_output, std::ios::app) << line << "\n";
 }

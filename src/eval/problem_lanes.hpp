@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "headroom/eval/audit.hpp"
 #include "headroom/eval/orchestrator.hpp"
 #include "headroom/eval/run_state.hpp"
 #include "headroom/record/evaluation.hpp"
@@ -39,12 +40,13 @@ class problem_lanes {
   struct lane_state;
   void lane(const std::string& device);
   // Job k of `batch`, evaluated (or its compile failure), the problem's reference prepared first when
-  // the lane holds none; `audit_line`: the batch's audit, when this preparation takes one.
-  evaluation evaluate_job(lane_state& l, const job_batch& batch, std::size_t k, std::future<std::string>& audit_line);
-  void prepare(lane_state& l, const job_batch& batch, std::size_t k, std::future<std::string>& audit_line);
+  // the lane holds none; `audit`: the problem's audit, when this preparation starts one.
+  evaluation evaluate_job(lane_state& l, const job_batch& batch, std::size_t k, std::future<audit_result>& audit);
+  void prepare(lane_state& l, const job_batch& batch, std::size_t k, std::future<audit_result>& audit);
   // Job k's worker, k past the batch: the first of the next batch claimed when it is of this problem.
   std::unique_ptr<session_start> start_worker(const lane_state& l, const job_batch& batch, std::size_t k) const;
-  void append_audit(std::future<std::string>& audit_line);
+  // The problem's audit into the lane, its line appended to --audit-to's file when asked for.
+  void take_audit(lane_state& l, std::future<audit_result>& audit);
   void store_result(const job_batch& batch, std::size_t k, const evaluation& e);
   // A batch whose every candidate failed to compile needs no reference worker.
   bool needs_reference(const job_batch& b) const;

@@ -1,7 +1,8 @@
 // Per-source figures over stored evaluations. fast_p follows KernelBench: the share of *all*
 // evaluations (failures included) that are verified and faster than p, so a source is not rewarded
 // for giving up on hard problems. reference_error rows are left out of every figure: the problem
-// failed, not the candidate.
+// failed, not the candidate; so are the rows of a degenerate problem (docs/eval.md, "Degenerate
+// problems"): nothing on it tells a kernel from a trivial output.
 #include "headroom/eval/stats.hpp"
 
 #include <algorithm>
@@ -46,6 +47,11 @@ std::vector<source_stats> summarize(const std::vector<evaluation>& rows, const s
     for (const evaluation* e : group) {
       if (e->result == verdict::reference_error) {
         ++s.skipped;
+        continue;
+      }
+      if (std::any_of(e->reasons.begin(), e->reasons.end(),
+                      [](const record::reason& r) { return r.code == "degenerate_problem"; })) {
+        ++s.degenerate;  // a speedup on it measures nothing; nor does a failure on it
         continue;
       }
       ++s.evaluations;

@@ -35,9 +35,10 @@ std::optional<verdict> parse_verdict(std::string_view name) {
 
 bool disqualifies_speedup(std::string_view flag_code) {
   // Each means the measured time may not be the candidate's own work (docs/eval.md, "Verdicts"):
-  // excessive_speedup is raised only where no speed-of-light floor can check a speedup over 10x.
+  // excessive_speedup is raised only where no speed-of-light floor can check a speedup over 10x;
+  // degenerate_problem: the problem cannot tell a kernel from a trivial output.
   return flag_code == "other_stream_work" || flag_code == "below_speed_of_light" || flag_code == "torch_fallback" ||
-         flag_code == "timing_modes_differ" || flag_code == "excessive_speedup";
+         flag_code == "timing_modes_differ" || flag_code == "excessive_speedup" || flag_code == "degenerate_problem";
 }
 
 }  // namespace headroom::record

@@ -1,9 +1,11 @@
 #include "headroom/report/eval_output.hpp"
 
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "headroom/eval/check.hpp"
 #include "headroom/eval/kernelbench_results.hpp"
@@ -83,18 +85,29 @@ void write_audit_row(std::ostream& out, const eval::audit_result& r) {
     cells += f.applicable ? fmt::format("{:<17} ", fmt::format("{}/{}/{}", mark(f.passes_ours),
                                                                mark(f.passes_legacy_1e2), mark(f.passes_legacy_1e4)))
                           : fmt::format("{:<17} ", f.equals_reference ? "n/a (= ref)" : "n/a");
-  fmt::print(out, "{:<40} {:>6}  {}{}\n", r.problem, r.trials, cells, r.discriminating() ? "yes" : "NO");
+  fmt::print(out, "{:<40} {:>6}  {}{}\n", r.problem, r.trials, cells,
+             !r.degenerate.empty() ? "NO: degenerate"
+             : r.discriminating()  ? "yes"
+                                   : "NO");
+  if (!r.degenerate.empty()) fmt::print(out, "{:<40} {:>6}  degenerate: {}\n", "", "", r.degenerate);
 }
 
 void write_audit_summary(std::ostream& out, const std::vector<eval::audit_result>& results) {
   std::size_t discriminating = 0, zeros_legacy = 0;
+  std::vector<std::string> degenerate;
   for (const auto& r : results) {
     discriminating += r.discriminating() ? 1 : 0;
+    if (!r.degenerate.empty()) degenerate.push_back(r.problem);
     for (const auto& f : r.fakes)
       if (f.name == "zeros" && f.passes_legacy_1e2) ++zeros_legacy;
   }
   fmt::print(out, "\n{} problem(s); our check rejects every fake on {}; zeros pass the legacy 1e-2 check on {}\n",
              results.size(), discriminating, zeros_legacy);
+  // A degenerate problem cannot tell a kernel from a trivial output: its speedups measure nothing
+  // (headroom eval flags them degenerate_problem, and stats leaves them out).
+  if (!degenerate.empty())
+    fmt::print(out, "degenerate (the output does not depend on the inputs, or a trivial output passes): {}: {}\n",
+               degenerate.size(), fmt::join(degenerate, ", "));
 }
 
 void write_audit_json(std::ostream& out, const std::vector<eval::audit_result>& results) {

@@ -89,7 +89,9 @@ void write_stats_console(std::ostream& out, const std::vector<source_stats>& s) 
   }
   if (s.empty()) fmt::print(out, "(no evaluations)\n");
 
-  fmt::print(out, "\nVerdicts (reference_error: the problem failed; not counted above)\n");
+  fmt::print(out,
+             "\nVerdicts (reference_error: the problem failed; on degenerate problems: the output does not depend "
+             "on the inputs or a trivial output passes; neither is counted above)\n");
   for (const auto& x : s) {
     std::string line;
     for (verdict v : counted_verdicts()) {
@@ -98,6 +100,7 @@ void write_stats_console(std::ostream& out, const std::vector<source_stats>& s) 
     }
     if (x.skipped > 0)
       line += fmt::format("{}{} {}", line.empty() ? "" : "; ", verdict_name(verdict::reference_error), x.skipped);
+    if (x.degenerate > 0) line += fmt::format("{}on degenerate problems {}", line.empty() ? "" : "; ", x.degenerate);
     fmt::print(out, "  {:<{}}  {}\n", x.source, name_width, line.empty() ? "-" : line);
   }
   fmt::print(out,
@@ -112,11 +115,11 @@ void write_stats_json(std::ostream& out, const std::vector<source_stats>& s) {
   fmt::print(out, "],\n  \"sources\": [");
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto& x = s[i];
-    fmt::print(
-        out,
-        "{}\n    {{\"source\": {}, \"evaluations\": {}, \"skipped\": {}, \"correct\": {}, \"correctness_rate\": {}, ",
-        i ? "," : "", util::json_string(x.source), x.evaluations, x.skipped, x.correct,
-        json_number(x.correctness_rate));
+    fmt::print(out,
+               "{}\n    {{\"source\": {}, \"evaluations\": {}, \"skipped\": {}, \"degenerate\": {}, \"correct\": {}, "
+               "\"correctness_rate\": {}, ",
+               i ? "," : "", util::json_string(x.source), x.evaluations, x.skipped, x.degenerate, x.correct,
+               json_number(x.correctness_rate));
     fmt::print(out, "\"fast_p\": {{");
     for (std::size_t k = 0; k < ps.size(); ++k) {
       fmt::print(out, "{}\"{}\": {}", k ? ", " : "", ps[k], json_number(share(x, ps[k])));
@@ -133,7 +136,7 @@ void write_stats_json(std::ostream& out, const std::vector<source_stats>& s) {
 
 void write_stats_csv(std::ostream& out, const std::vector<source_stats>& s) {
   const auto ps = p_values(s);
-  fmt::print(out, "source,evaluations,skipped,correct,correctness_rate");
+  fmt::print(out, "source,evaluations,skipped,degenerate,correct,correctness_rate");
   for (double p : ps) fmt::print(out, ",{}", label(p));
   fmt::print(out, ",verified,median_speedup,geomean_speedup");
   for (verdict v : counted_verdicts()) {
@@ -141,7 +144,8 @@ void write_stats_csv(std::ostream& out, const std::vector<source_stats>& s) {
   }
   fmt::print(out, "\n");
   for (const auto& x : s) {
-    fmt::print(out, "{},{},{},{},{:.6f}", csv_field(x.source), x.evaluations, x.skipped, x.correct, x.correctness_rate);
+    fmt::print(out, "{},{},{},{},{},{:.6f}", csv_field(x.source), x.evaluations, x.skipped, x.degenerate, x.correct,
+               x.correctness_rate);
     for (double p : ps) fmt::print(out, ",{:.6f}", share(x, p));
     fmt::print(out, ",{},{},{}", x.verified, csv_number(x.median_speedup), csv_number(x.geomean_speedup));
     for (verdict v : counted_verdicts()) {

@@ -111,7 +111,8 @@ if [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null; then
   pgrep -f "headroom-outlive-[c]anary" >/dev/null && fail "a candidate's process outlived its evaluation (unprivileged)"
 fi
 
-# The audit that came with the run: every problem whose reference was prepared rejects every fake.
+# The audit that came with the run: every problem whose reference was prepared rejects every fake,
+# but the degenerate one, which the audit names.
 python3 - "$work/audit.jsonl" <<'PY' || fail "eval --audit-to: $(cat "$work/audit.jsonl")"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -120,7 +121,10 @@ assert rows, "no audit rows"
 failed = {r["problem"]: r["error"] for r in rows if r["error"]}
 assert list(failed) == ["problems/scale_by_seed"], failed
 assert "under another seed" in failed["problems/scale_by_seed"], failed
-assert all(r["discriminating"] for r in rows if not r["error"]), rows
+degenerate = {r["problem"]: r["degenerate"] for r in rows if r["degenerate"]}
+assert list(degenerate) == ["problems/gemm_max_sub_gelu"], degenerate
+assert "does not depend on the inputs" in degenerate["problems/gemm_max_sub_gelu"], degenerate
+assert all(r["discriminating"] for r in rows if not r["error"] and not r["degenerate"]), rows
 PY
 # Every problem a candidate was run on (not stopped at compilation) has its audit row, the
 # interrupted first run's included: the line is written before the problem's evaluation is stored.
@@ -134,6 +138,17 @@ missing=$(comm -23 "$work/evaluated.txt" "$work/audited.txt")
 # stats reads the store.
 "$headroom" stats "$work/r.sqlite" --csv >"$work/stats.csv" || fail "stats failed"
 grep -q "^suite," "$work/stats.csv" || fail "stats has no row for the suite: $(cat "$work/stats.csv")"
+# The degenerate problem's evaluation (zeros, correct, flagged) is left out of every figure and counted.
+python3 - "$work/stats.csv" <<'PY' || fail "stats: the degenerate problem's row: $(cat "$work/stats.csv")"
+import csv, sys
+row = next(r for r in csv.DictReader(open(sys.argv[1])) if r["source"] == "suite")
+assert row["degenerate"] == "1", row
+PY
+"$headroom" audit "$src/suites/adversarial/problems/gemm_max_sub_gelu.py" --device cpu --python "$python" \
+  --cache "$work/cache" --trials 2 --strict >"$work/audit-degenerate.txt" &&
+  fail "audit --strict passed a degenerate problem: $(cat "$work/audit-degenerate.txt")"
+grep -q "^degenerate (.*): 1: " "$work/audit-degenerate.txt" ||
+  fail "audit does not name the degenerate problem: $(cat "$work/audit-degenerate.txt")"
 
 # The audit proves zeros fail our check while the legacy allclose accepts them (softmax over 32768).
 "$headroom" audit "$src/suites/adversarial/problems/softmax_wide.py" --device cpu --python "$python" --cache "$work/cache" \

@@ -22,6 +22,10 @@ struct audit_result {
   std::string error;  // the reference failed
   int trials = 0;
   std::vector<audit_fake> fakes;
+  // Why the problem cannot tell a kernel from a trivial output (docs/eval.md, "Degenerate
+  // problems"); empty when it can. A speedup on such a problem measures nothing.
+  std::string degenerate;
+  // No fake passes our check and the problem is not degenerate.
   bool discriminating() const;
 };
 // The audit of `problem` alone: its reference prepared untimed (`headroom audit`).

@@ -11,8 +11,9 @@ namespace headroom::eval {
 
 struct source_stats {
   std::string source;
-  int evaluations = 0;  // rows counted: every verdict but reference_error
+  int evaluations = 0;  // rows counted: every verdict but reference_error, no degenerate problem
   int skipped = 0;  // reference_error rows: they say nothing about the candidate
+  int degenerate = 0;  // rows of a degenerate problem (reason degenerate_problem): left out too
   int correct = 0;
   double correctness_rate = 0;  // correct / evaluations
   std::map<double, double> fast_p;  // p -> share of all evaluations verified with speedup > p

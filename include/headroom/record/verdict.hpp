@@ -26,7 +26,8 @@ std::optional<verdict> parse_verdict(std::string_view name);
 // wrong_dtype, wrong_output_count, not_a_tensor, foreign_output, timed_output_mismatch, tampering,
 // background_thread. Errors: out_of_memory, illegal_address, signal, exit.
 // Flags (the verdict stays `correct`): other_stream_work, below_speed_of_light, torch_fallback,
-// timing_modes_differ, excessive_speedup; informative (the speedup stays verified): timing_unconfirmed,
+// timing_modes_differ, excessive_speedup, degenerate_problem (also listed after a failure's reasons:
+// every evaluation of a degenerate problem carries it); informative (the speedup stays verified): timing_unconfirmed,
 // timed_outputs_unchecked, timing_sets_reduced (fewer timing sets than asked, to fit the memory
 // budget), trials_skipped (input distributions outside the problem's domain).
 struct reason {

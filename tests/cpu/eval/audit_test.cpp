@@ -87,6 +87,41 @@ TEST(Audit, ZerosPassingTheLegacyCheckIsReported) {
   EXPECT_FALSE(zeros.passes_legacy_1e4);
 }
 
+TEST(Audit, AnOutputThatDoesNotDependOnTheInputsIsDegenerate) {
+  // A softmax over a singleton axis: ones on every trial, whatever the inputs (a KernelBench level-2
+  // pattern). The constant fake equals the answer, so it is not counted as a fake, and the problem
+  // must not read as discriminating.
+  reference_data ref;
+  ref.trials = {trial({1, 1, 1, 1}, {4, 1}), trial({1, 1, 1, 1}, {4, 1}), trial({1, 1, 1, 1}, {4, 1})};
+  ref.trials[1].inputs[0] = make_tensor(dtype::f32, {4}, {9.0, -7.0, 0.0, 1e3});
+  audit_result r = audit_reference("singleton_softmax", ref);
+  EXPECT_TRUE(fake(r, "constant").equals_reference);
+  EXPECT_FALSE(r.discriminating());
+  EXPECT_NE(r.degenerate.find("same on all 3 trials"), std::string::npos) << r.degenerate;
+  EXPECT_NE(audit_json(r).find(R"("degenerate":"the reference's output is the same)"), std::string::npos);
+}
+
+TEST(Audit, ATrivialFakeThatEqualsTheAnswerMakesItDegenerateEvenOnOneTrial) {
+  reference_data ref;
+  ref.trials = {trial({0, 0, 0, 0}, {4})};
+  audit_result r = audit_reference("zeros", ref);
+  EXPECT_NE(r.degenerate.find("'zeros' equals the reference's output on all 1 trials"), std::string::npos)
+      << r.degenerate;
+  EXPECT_FALSE(r.discriminating());
+}
+
+TEST(Audit, AnOrdinaryProblemIsNotDegenerate) {
+  reference_data ref;
+  ref.trials = {trial({1.0, -2.0, 3.5, 0.25}, {4}), trial({-0.5, 4.0, 1.5, 2.0}, {4})};
+  audit_result r = audit_reference("p", ref);
+  EXPECT_TRUE(r.degenerate.empty()) << r.degenerate;
+  EXPECT_NE(audit_json(r).find(R"("degenerate":null)"), std::string::npos);
+  // A loss of one element equals its own mean; that is not a trivial output.
+  reference_data loss;
+  loss.trials = {trial({0.731}, {}), trial({0.694}, {})};
+  EXPECT_TRUE(audit_reference("loss", loss).degenerate.empty());
+}
+
 TEST(Audit, AnErrorAtTheReferenceIsReportedNotAudited) {
   reference_data ref;
   ref.error = "RuntimeError: boom";

@@ -82,6 +82,27 @@ TEST(Stats, ReferenceErrorsAreLeftOutOfEveryFigureAndCountedAsSkipped) {
   EXPECT_FALSE(broken.geomean_speedup.has_value());
 }
 
+TEST(Stats, RowsOfADegenerateProblemAreLeftOutOfEveryFigureAndCounted) {
+  auto rows = hand_built();
+  // A problem whose output does not depend on its inputs: a correct 50x and a failure on it say
+  // nothing about the source.
+  auto fast = row("claude/level1", "c4", verdict::correct, 50.0);
+  fast.reasons = {{"degenerate_problem", "the reference's output is the same on all 4 trials"}};
+  rows.push_back(fast);
+  auto failed = row("claude/level1", "c5", verdict::incorrect);
+  failed.reasons = {{"mismatch", "output 0"}, {"degenerate_problem", "the reference's output is the same"}};
+  rows.push_back(failed);
+  const auto with = eval::summarize(rows, eval::default_fast_p());
+  const auto& without = summarized();
+  EXPECT_EQ(with[0].degenerate, 2);
+  EXPECT_EQ(without[0].degenerate, 0);
+  EXPECT_EQ(with[0].evaluations, without[0].evaluations);
+  EXPECT_EQ(with[0].verified, without[0].verified);
+  EXPECT_EQ(with[0].fast_p, without[0].fast_p);
+  EXPECT_EQ(with[0].median_speedup, without[0].median_speedup);
+  EXPECT_EQ(with[0].verdicts, without[0].verdicts);
+}
+
 TEST(Stats, CorrectnessRateIsOverAllCountedEvaluations) {
   const auto& gpt = summarized()[1];
   EXPECT_EQ(gpt.correct, 6);  // 2.0, 1.2, 0.5, flagged 3.0, advisory 1.2, untimed

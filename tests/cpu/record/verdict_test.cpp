@@ -32,6 +32,7 @@ TEST(Verdict, OnlyMeasurementFlagsDisqualifyASpeedup) {
   EXPECT_TRUE(disqualifies_speedup("torch_fallback"));
   EXPECT_TRUE(disqualifies_speedup("timing_modes_differ"));  // held vs dispatch-included times
   EXPECT_TRUE(disqualifies_speedup("excessive_speedup"));  // over 10x with no floor to check it by
+  EXPECT_TRUE(disqualifies_speedup("degenerate_problem"));  // the problem cannot tell a kernel from zeros
   EXPECT_FALSE(disqualifies_speedup("mismatch"));
   // Informative: the parent's clock could not confirm the times on a sandboxed worker of a busy
   // machine (docs/eval.md), and the timed calls' outputs went unchecked.
