@@ -27,10 +27,11 @@ const char* mark(bool passes) { return passes ? "PASS" : "fail"; }
 
 }  // namespace
 
-std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-  return fmt::format("[{}/{}] {}  {}  {}  {}  ({:.1f} s)", done, total, j.problem.id,
+std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total,
+                          const std::string& pace) {
+  return fmt::format("[{}/{}] {}  {}  {}  {}  ({:.1f} s){}", done, total, j.problem.id,
                      j.candidate.path.filename().string(), record::verdict_name(e.result), speedup_text(e),
-                     e.duration_s);
+                     e.duration_s, pace.empty() ? "" : "  " + pace);
 }
 
 void write_evaluations(std::ostream& out, const std::vector<record::evaluation>& results) {

@@ -73,10 +73,7 @@ int run_eval(eval_args& a) {
       throw input_error("nothing to evaluate: give --candidates, --reference-as-candidate or --suite");
   }
   if (jobs.empty()) throw input_error("nothing to evaluate");
-  auto results = eval::run_evaluations(jobs, store, a.common.options,
-                                       [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-                                         fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
-                                       });
+  auto results = eval::run_evaluations(jobs, store, a.common.options, print_progress());
   if (!cases.empty()) {
     const auto outcomes = eval::judge_cases(cases, results);
     report::write_suite_outcomes(std::cout, outcomes);

@@ -5,10 +5,13 @@
 #include <malloc.h>
 #include <unistd.h>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "headroom/report/eval_output.hpp"
+#include "headroom/report/eval_pace.hpp"
 #include "headroom/util/error.hpp"
 
 namespace headroom::cli {
@@ -138,6 +141,13 @@ void finish_eval_options(eval_cli& e) {
   auto record = bin / ".." / "lib" / "libheadroom_op_record.so";
   if (std::filesystem::is_regular_file(record, ec)) o.op_record = std::filesystem::weakly_canonical(record, ec);
   o.cache = std::filesystem::absolute(o.cache);
+}
+
+eval::eval_callback print_progress() {
+  auto pace = std::make_shared<report::eval_pace>();
+  return [pace](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
+    fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total, pace->finished(done, total)));
+  };
 }
 
 }  // namespace headroom::cli

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "headroom/eval/options.hpp"
+#include "headroom/eval/orchestrator.hpp"
 
 namespace headroom::cli {
 
@@ -19,5 +20,8 @@ void add_eval_options(CLI::App* sub, eval_cli& e, bool timing);
 // Fills what the options leave: the worker and allocator paths next to this executable, the
 // default Python, timeouts. Throws input_error when the worker is missing.
 void finish_eval_options(eval_cli& e);
+// The progress line of each finished evaluation on stderr, with the run's pace from now on
+// (report/eval_pace.hpp).
+eval::eval_callback print_progress();
 
 }  // namespace headroom::cli

@@ -90,10 +90,7 @@ int run_generate(generate_args& a) {
     }
     const auto jobs = eval::pair_candidates(problems, candidates, "");
     fmt::print(stderr, "evaluating {} candidate(s) for the next turn\n", jobs.size());
-    return eval::run_evaluations(jobs, *store, a.common.options,
-                                 [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-                                   fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
-                                 });
+    return eval::run_evaluations(jobs, *store, a.common.options, print_progress());
   };
   const auto summary = generate::run_generation(
       configs, problems, options, evaluate,

@@ -46,11 +46,7 @@ int run_reverify(reverify_args& a) {
         lost.front()->problem));
   }
   a.common.options.force = true;
-  const auto after =
-      eval::run_evaluations(plan.jobs, store, a.common.options,
-                            [](const eval::eval_job& j, const record::evaluation& e, int done, int total) {
-                              fmt::print(stderr, "{}\n", report::progress_line(j, e, done, total));
-                            });
+  const auto after = eval::run_evaluations(plan.jobs, store, a.common.options, print_progress());
   report::write_verdict_changes(std::cout, eval::changed_verdicts(plan, after), after.size());
   return 0;
 }

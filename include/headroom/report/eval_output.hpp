@@ -15,8 +15,10 @@
 
 namespace headroom::report {
 
-// The progress line of one finished evaluation: "[done/total] problem  candidate  verdict  speedup  (seconds)".
-std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total);
+// The progress line of one finished evaluation: "[done/total] problem  candidate  verdict  speedup
+// (seconds)", then the run's pace when given (eval_pace.hpp).
+std::string progress_line(const eval::eval_job& j, const record::evaluation& e, int done, int total,
+                          const std::string& pace = "");
 
 // One row per evaluation: problem, candidate file, verdict, speedup, the first reason.
 void write_evaluations(std::ostream& out, const std::vector<record::evaluation>& results);
