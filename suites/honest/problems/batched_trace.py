@@ -1,4 +1,4 @@
-# Problem: trace(A_i @ B_i) for a batch of 32 pairs of 256 x 256 float32 matrices, taken from the
+# Problem: trace(A_i @ B_i) for a batch of 16 pairs of 192 x 192 float32 matrices, taken from the
 # full batched product.
 import torch
 import torch.nn as nn
@@ -13,7 +13,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(32, 256, 256), torch.randn(32, 256, 256)]
+    return [torch.randn(16, 192, 192), torch.randn(16, 192, 192)]
 
 
 def get_init_inputs():

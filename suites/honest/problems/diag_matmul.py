@@ -1,5 +1,5 @@
 # Problem: diag(A) @ B, written as a full matrix product with the diagonal matrix materialised
-# (1024 x 1024 float32, 4 MiB per operand). The output depends on both inputs; the work a correct
+# (512 x 512 float32, 1 MiB per operand). The output depends on both inputs; the work a correct
 # kernel must do is a row scaling.
 import torch
 import torch.nn as nn
@@ -13,8 +13,8 @@ class Model(nn.Module):
         return torch.diag(A) @ B
 
 
-N = 1024
-M = 1024
+N = 512
+M = 512
 
 
 def get_inputs():

@@ -1,4 +1,4 @@
-# Problem: (A @ B) @ v for square 1024 x 1024 float32 matrices and a vector of 1024: the reference
+# Problem: (A @ B) @ v for square 512 x 512 float32 matrices and a vector of 512: the reference
 # forms the full matrix product before applying it to the vector.
 import torch
 import torch.nn as nn
@@ -12,7 +12,7 @@ class Model(nn.Module):
         return torch.matmul(torch.matmul(A, B), v)
 
 
-N = 1024
+N = 512
 
 
 def get_inputs():
