@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "fresh_inputs.hpp"
+#include "poison_pattern.hpp"
 #include "headroom/cuda/cuda_try.hpp"
 #include "headroom/cuda/hold_watchdog.hpp"
 #include "headroom/cuda/staging.hpp"
@@ -180,6 +181,21 @@ class cuda_device final : public worker::device {
     HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));
     return out;
   }
+  void fill_pattern(void* p, std::size_t bytes, const worker::poison_pattern& pattern) override {
+    HEADROOM_CUDA_TRY(launch_fill_pattern(p, bytes, pattern, reinterpret_cast<cudaStream_t>(stream_)));
+  }
+  std::size_t count_pattern(const void* p, std::size_t bytes, std::size_t element_bytes,
+                            const worker::poison_pattern& pattern) override {
+    auto stream = reinterpret_cast<cudaStream_t>(stream_);
+    if (!pattern_count_) HEADROOM_CUDA_TRY(cudaMalloc(&pattern_count_, sizeof(unsigned long long)));
+    auto* total = static_cast<unsigned long long*>(pattern_count_);
+    HEADROOM_CUDA_TRY(cudaMemsetAsync(total, 0, sizeof(unsigned long long), stream));
+    HEADROOM_CUDA_TRY(launch_count_pattern(p, bytes, element_bytes, pattern, total, stream));
+    unsigned long long out = 0;
+    HEADROOM_CUDA_TRY(cudaMemcpyAsync(&out, total, sizeof out, cudaMemcpyDeviceToHost, stream));
+    HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));
+    return static_cast<std::size_t>(out);
+  }
   void set_stream(std::uintptr_t stream) override { stream_ = stream; }
   void synchronize() override { HEADROOM_CUDA_TRY(cudaDeviceSynchronize()); }
   void flush_caches() override;
@@ -225,6 +241,7 @@ class cuda_device final : public worker::device {
   void* flush_buffer_ = nullptr;
   std::size_t flush_bytes_ = 0;
   void* sketch_sums_ = nullptr;  // sketch_width doubles on the device
+  void* pattern_count_ = nullptr;  // one unsigned long long on the device
   // Copies of gigabytes between pageable host memory and the device go through two pinned buffers
   // (a slice's DMA overlapping the host side of the other), the host side on the copy threads.
   void* staging_[2] = {nullptr, nullptr};  // pinned, staging_bytes each, made on first use

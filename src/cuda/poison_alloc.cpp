@@ -1,38 +1,25 @@
-// The CUDA allocator PyTorch uses inside an evaluation worker (torch.cuda.memory.CUDAPluggableAllocator).
+// The CUDA allocator PyTorch uses inside an evaluation worker (torch.cuda.memory.CUDAPluggableAllocator)
+// where the worker's caching-allocator tracker is not available (src/cuda/alloc_tracker.cpp).
 // Stream-ordered allocation (cudaMallocAsync) keeps allocation cheap; while poisoning is on, every
 // allocation is filled with the poison byte on its stream before PyTorch hands it out, so an output
-// element the candidate never writes keeps the poison (docs/eval.md, "Correctness").
+// element the candidate never writes keeps the poison (docs/eval.md, "Correctness"). What it keeps
+// and the functions the worker calls are src/cuda/allocation_hooks.hpp.
+//
+// PyTorch's pluggable allocator refuses what its caching allocator alone can do: cacheInfo (asked by
+// cuDNN's benchmark mode, torch.backends.cudnn.benchmark), the graph pools' checkpoints (asked by
+// torch.compile's CUDA graph trees, mode="reduce-overhead"), the memory statistics. A plain
+// torch.cuda.CUDAGraph or make_graphed_callables capture allocates through cudaMallocAsync on the
+// capturing stream, which CUDA turns into the graph's own allocation nodes.
 #include <cuda_runtime.h>
 #include <sys/types.h>
 
 #include <atomic>
 
-#include "headroom/util/allocation_log.hpp"
+#include "allocation_hooks.hpp"
+
+namespace hooks = headroom::cuda::allocation_hooks;
 
 namespace {
-std::atomic<int> poison{-1};
-std::atomic<unsigned long long> failed{0};
-headroom::util::allocation_log call_log;  // the blocks handed out during the current call
-}  // namespace
-
-extern "C" {
-
-__attribute__((visibility("default"))) void headroom_set_poison(int byte) { poison.store(byte); }
-
-// PyTorch's pluggable allocator does not check the pointer it gets: a failed allocation becomes a
-// tensor at address 0 and, later, an illegal address. The worker reads this count around each
-// request and reports the request as out of memory when it grew.
-__attribute__((visibility("default"))) unsigned long long headroom_failed_allocations() { return failed.load(); }
-
-// The worker logs the blocks of each call (on: 1, off: 0) and asks whether an output lies in one.
-__attribute__((visibility("default"))) void headroom_log_allocations(int on) {
-  if (on) call_log.begin();
-  else call_log.end();
-}
-__attribute__((visibility("default"))) int headroom_allocated_during_call(const void* p, size_t bytes) {
-  return call_log.holds(p, bytes) ? 1 : 0;
-}
-__attribute__((visibility("default"))) size_t headroom_logged_blocks() { return call_log.blocks(); }
 
 // The default pool returns its memory to the driver at every synchronisation (release threshold 0),
 // so every timed call after the worker's device-wide synchronisation would map fresh pages: ~0.05 ms
@@ -49,23 +36,27 @@ void keep_pool(int device) {
   done.fetch_or(1ull << device);
 }
 
-__attribute__((visibility("default"))) void* headroom_alloc(ssize_t size, int device, cudaStream_t stream) {
+}  // namespace
+
+extern "C" {
+
+HEADROOM_ALLOCATION_HOOK_API void* headroom_alloc(ssize_t size, int device, cudaStream_t stream) {
   if (size <= 0) return nullptr;
   cudaSetDevice(device);
   keep_pool(device);
   void* p = nullptr;
   if (cudaMallocAsync(&p, static_cast<size_t>(size), stream) != cudaSuccess) {
+    // PyTorch's pluggable allocator does not check the pointer it gets: a failed allocation becomes
+    // a tensor at address 0 and, later, an illegal address; the worker counts these.
     cudaGetLastError();
-    failed.fetch_add(1);
+    hooks::failed.fetch_add(1);
     return nullptr;
   }
-  int byte = poison.load();
-  if (byte >= 0) cudaMemsetAsync(p, byte, static_cast<size_t>(size), stream);
-  call_log.record(p, static_cast<size_t>(size));
+  hooks::handed_out(p, static_cast<size_t>(size), stream);
   return p;
 }
 
-__attribute__((visibility("default"))) void headroom_free(void* p, ssize_t, int device, cudaStream_t stream) {
+HEADROOM_ALLOCATION_HOOK_API void headroom_free(void* p, ssize_t, int device, cudaStream_t stream) {
   if (!p) return;
   cudaSetDevice(device);
   cudaFreeAsync(p, stream);

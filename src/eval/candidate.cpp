@@ -85,12 +85,28 @@ struct dispatched_ops {
 };
 
 // What a trial's two calls leave to be judged: the first call's checks and poisoned elements (its
-// outputs already let go), and the second call's outputs.
+// outputs already let go), and the second call's outputs; which of the second call's outputs lie in
+// memory an earlier call returned (src/worker/output_memory.hpp), and whether any output of either
+// call lies in memory the candidate keeps.
 struct trial_calls {
   output_checks first;
   std::vector<poison_marks> marks;
   std::vector<tensor> second;
+  std::vector<bool> second_kept;
+  bool persistent = false;
 };
+
+// The memory of a call's outputs, as its worker placed them: "fresh", "kept", "first_returned".
+void note_memory(const answer& a, int pass, trial_calls& calls) {
+  simdjson::dom::array memory;
+  if (a.doc["memory"].get_array().get(memory)) return;
+  for (simdjson::dom::element m : memory) {
+    std::string_view where;
+    if (m.get_string().get(where)) where = "fresh";
+    if (where != "fresh") calls.persistent = true;
+    if (pass == 1) calls.second_kept.push_back(where == "kept");
+  }
+}
 
 // Trial `t`'s two calls, under poison_a then poison_b. The first call's outputs are compared and
 // their poisoned elements marked as soon as they arrive, and let go before the second call's do: the
@@ -120,10 +136,8 @@ void call_twice(judged& j, session& s, const reference_data& ref, const run_stat
       j.fail(verdict::incorrect, "not_a_tensor", std::string(invalid));
       return;
     }
-    if (!a.doc["foreign"].get_string().get(invalid)) {
-      j.fail(verdict::incorrect, "foreign_output", fmt::format("trial {}: {}", t, invalid));
-      return;
-    }
+    if (fail_misplaced(j, a, fmt::format("trial {}{}", t, pass == 1 ? ", second call" : ""))) return;
+    note_memory(a, pass, calls);
     std::vector<tensor> outputs = outputs_of(a);
     simdjson::dom::array ops;
     if (pass == 0 && !a.doc["ops"].get_array().get(ops)) {
@@ -154,11 +168,17 @@ void judge_trial(judged& j, const trial_data& trial, const trial_calls& calls, s
     if (x.type != y.type || x.shape != y.shape) continue;
     util::phase_trace trace("count_unwritten");
     std::int64_t n = count_unwritten(x, y, poison_b);
-    if (n > 0) {
-      e.errors.unwritten = std::max(e.errors.unwritten, n);
+    if (n <= 0) continue;
+    e.errors.unwritten = std::max(e.errors.unwritten, n);
+    // In memory an earlier call returned, which the harness filled before the call: a result left in place.
+    if (i < calls.second_kept.size() && calls.second_kept[i])
+      j.fail(verdict::incorrect, "stale_output",
+             fmt::format("trial {}, output {}: memory an earlier call returned, filled by the harness before each "
+                         "call: {} of {} elements still held its fill after both calls (never rewritten)",
+                         t, i, n, y.numel()));
+    else
       j.fail(verdict::incorrect, "unwritten_output",
              fmt::format("trial {}, output {}: {} of {} elements never written", t, i, n, y.numel()));
-    }
   }
   std::string where = fmt::format("trial {} (distribution {})", t, trial.distribution);
   bool ok = record_checks(j, calls.first, trial.outputs.size(), where, "mismatch");
@@ -183,6 +203,7 @@ void run_trials(judged& j, session& s, const reference_data& ref, const run_stat
     }
     trial_calls calls;
     call_twice(j, s, ref, run, *trial, remade, t, dispatched, calls);
+    if (calls.persistent) flag_persistent_output(j);
     if (j.failed()) break;
     ++j.e.errors.trials;
     judge_trial(j, *trial, calls, t);

@@ -161,6 +161,7 @@ sandbox::policy candidate_policy(const run_state& run, const std::string& device
   for (const std::string& r : o.sandbox_binds) p.binds.push_back({r, r, false});
   p.binds.push_back({o.worker.string(), sandbox_worker_path, false});
   if (!o.poison_allocator.empty()) p.binds.push_back({o.poison_allocator.string(), sandbox_poison_path, false});
+  if (!o.alloc_tracker.empty()) p.binds.push_back({o.alloc_tracker.string(), sandbox_alloc_tracker_path, false});
   if (!o.op_record.empty()) p.binds.push_back({o.op_record.string(), sandbox_op_record_path, false});
   p.binds.push_back({candidate_file(run, c).string(), sandbox_candidate_path, false});
   p.scratch.push_back({"/tmp", o.sandbox_scratch_bytes});

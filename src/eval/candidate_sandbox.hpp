@@ -15,6 +15,7 @@ using record::environment;
 // Paths inside a sandbox.
 inline constexpr const char* sandbox_worker_path = "/sandbox/bin/headroom-worker";
 inline constexpr const char* sandbox_poison_path = "/sandbox/lib/libheadroom_poison_alloc.so";
+inline constexpr const char* sandbox_alloc_tracker_path = "/sandbox/lib/libheadroom_alloc_tracker.so";
 inline constexpr const char* sandbox_op_record_path = "/sandbox/lib/libheadroom_op_record.so";
 inline constexpr const char* sandbox_candidate_path = "/sandbox/candidate.py";
 inline constexpr const char* sandbox_build_path = "/sandbox/build";

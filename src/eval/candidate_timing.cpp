@@ -27,7 +27,7 @@ using record::verdict;
 namespace {
 
 // A timing answer's checks: the worker answered, nothing guarded was replaced, every timed call
-// returned tensors the call allocated, the reported times agree with the parent's clock, and calls
+// returned tensors the call allocated (or kept memory it rewrote), the reported times agree with the parent's clock, and calls
 // picked now (and those sent back whole) agree with the reference run again on the same fresh
 // inputs (timed_calls.hpp). Paired rounds run them on every turn too, with fewer calls.
 struct timing_check {
@@ -54,10 +54,9 @@ struct timing_check {
       j.fail(verdict::incorrect, "not_a_tensor", fmt::format("timed call {}: {}", call, bad));
       return false;
     }
-    if (!a.doc["foreign"].get_string().get(bad)) {
-      j.fail(verdict::incorrect, "foreign_output", fmt::format("timed call {}: {}", call, bad));
-      return false;
-    }
+    if (fail_misplaced(j, a, fmt::format("timed call {}", call))) return false;
+    std::int64_t kept_calls = 0;
+    if (!a.doc["kept_calls"].get_int64().get(kept_calls) && kept_calls > 0) flag_persistent_output(j);
     simdjson::dom::array tampered;
     if (!a.doc["tampered"].get_array().get(tampered) && tampered.size() > 0)
       j.fail(verdict::incorrect, "tampering", "a guarded function was replaced during timing");

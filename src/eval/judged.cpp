@@ -35,6 +35,29 @@ void fail_request(judged& j, const answer& a, const char* stage, session& s) {
   j.fail(verdict::runtime_error, a.kind.empty() ? "exception" : a.kind, msg);
 }
 
+void judged::flag_once(std::string code, std::string detail) {
+  for (const reason& r : e.reasons)
+    if (r.code == code) return;
+  flag(std::move(code), std::move(detail));
+}
+
+bool fail_misplaced(judged& j, const answer& a, const std::string& where) {
+  std::string_view code, why;
+  if (a.doc["misplaced"].get_string().get(code)) return false;
+  if (a.doc["why"].get_string().get(why)) why = "";
+  // The worker runs the candidate's code: only the codes it has are believed.
+  std::string reason = code == "output_aliases_input" || code == "stale_output" ? std::string(code) : "foreign_output";
+  j.fail(verdict::incorrect, reason, fmt::format("{}: {}", where, why));
+  return true;
+}
+
+void flag_persistent_output(judged& j) {
+  j.flag_once("persistent_output",
+              "outputs returned in memory the candidate keeps from call to call (an out= buffer, a CUDA graph's "
+              "static output): judged on each call's values, the memory filled with a NaN pattern by the harness "
+              "before every call after the first that returned it, and found rewritten");
+}
+
 std::string joined(simdjson::dom::array arr) {
   std::string out;
   for (simdjson::dom::element e : arr) {

@@ -23,6 +23,8 @@ struct judged {
     e.reasons.push_back({std::move(code), std::move(detail)});
   }
   void flag(std::string code, std::string detail) { e.reasons.push_back({std::move(code), std::move(detail)}); }
+  // The same, unless the evaluation carries the flag already.
+  void flag_once(std::string code, std::string detail);
   bool failed() const { return e.result != verdict::correct; }
 };
 
@@ -31,6 +33,13 @@ std::string iso_now();
 
 // A failed request ends the evaluation with the verdict its manner of failure implies.
 void fail_request(judged& j, const answer& a, const char* stage, session& s);
+
+// A worker's answer that says a call's outputs lie where they cannot be judged (its "misplaced" and
+// "why": output_aliases_input, stale_output or foreign_output; src/worker/output_memory.hpp) fails
+// the evaluation with that reason, its detail prefixed by `where`; false when the outputs were placed.
+bool fail_misplaced(judged& j, const answer& a, const std::string& where);
+// The informative flag of outputs in memory the candidate keeps (persistent_output), once.
+void flag_persistent_output(judged& j);
 
 // "0, 2" or "time.perf_counter, torch.cuda.synchronize": a worker's list for a reason's detail.
 std::string joined(simdjson::dom::array arr);

@@ -32,6 +32,7 @@ session::session(const run_state& run, const std::string& device, const std::str
                  const std::map<std::string, std::string>& env, std::optional<sandbox::policy> isolation)
     : device_(device),
       poison_allocator_(run.options.poison_allocator.string()),
+      alloc_tracker_(run.options.alloc_tracker.string()),
       op_record_path_(run.options.op_record.string()) {
   const eval_options& options = run.options;
   worker_launch launch;
@@ -47,6 +48,7 @@ session::session(const run_state& run, const std::string& device, const std::str
     launch.sandbox = options.sandbox_exe;
     launch.worker_inside = sandbox_worker_path;
     if (!poison_allocator_.empty()) poison_allocator_ = sandbox_poison_path;
+    if (!alloc_tracker_.empty()) alloc_tracker_ = sandbox_alloc_tracker_path;
     if (!op_record_path_.empty()) op_record_path_ = sandbox_op_record_path;
   }
   process_ = std::make_unique<worker_process>(launch);
@@ -167,11 +169,12 @@ answer session::request(const std::string& fields, std::span<const std::span<con
 void session::recycle(std::vector<std::byte>&& buffer) { payload_pool().give(std::move(buffer)); }
 
 answer session::hello(std::chrono::seconds timeout, bool warm_record) {
-  answer a =
-      ask(fmt::format(R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"op_record":{},"warm_record":{})",
-                      json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_),
-                      json_string(op_record_path_), warm_record),
-          {}, timeout);
+  answer a = ask(
+      fmt::format(
+          R"("op":"hello","nonce":{},"device":{},"poison_allocator":{},"alloc_tracker":{},"op_record":{},"warm_record":{})",
+          json_string(process_->nonce()), json_string(device_), json_string(poison_allocator_),
+          json_string(alloc_tracker_), json_string(op_record_path_), warm_record),
+      {}, timeout);
   if (a.failure != worker_failure::none || (!a.ok && a.error == "setup"))
     throw input_error(fmt::format("the evaluation worker could not start on {}: {}{}\n{}", device_,
                                   a.failure != worker_failure::none ? a.detail : a.message,
@@ -181,9 +184,25 @@ answer session::hello(std::chrono::seconds timeout, bool warm_record) {
   if (device_ != "cpu" && (a.doc["poison_allocator"].get_bool().get(poisoning) || !poisoning))
     // Without it an unwritten output could hold stale data that happens to be right.
     throw input_error(
-        fmt::format("the poisoning CUDA allocator ({}) could not be loaded on {}; rebuild headroom "
-                    "with the CUDA toolkit so lib/libheadroom_poison_alloc.so exists",
-                    poison_allocator_.empty() ? "not found" : poison_allocator_, device_));
+        fmt::format("the poisoning CUDA allocation hook ({}) could not be loaded on {}; rebuild headroom "
+                    "with the CUDA toolkit so lib/libheadroom_poison_alloc.so exists{}",
+                    !alloc_tracker_.empty()     ? alloc_tracker_
+                    : poison_allocator_.empty() ? "not found"
+                                                : poison_allocator_,
+                    device_,
+                    alloc_tracker_.empty() ? ""
+                                           : " (the tracker attaches only to PyTorch's native caching allocator: "
+                                             "PYTORCH_CUDA_ALLOC_CONF must not choose another backend)"));
+  if (std::string_view hook; device_ != "cpu" && !a.doc["cuda_hook"].get_string().get(hook) && hook == "pluggable") {
+    static std::once_flag said;
+    std::call_once(said, [] {
+      fmt::print(stderr,
+                 "headroom: the worker poisons CUDA memory through PyTorch's pluggable allocator (no "
+                 "lib/libheadroom_alloc_tracker.so): candidates that use CUDA graph trees "
+                 "(torch.compile mode=\"reduce-overhead\") or cuDNN's benchmark mode fail under it "
+                 "(docs/eval.md, \"CUDA graphs\")\n");
+    });
+  }
   std::string_view s;
   if (!a.doc["op_record"].get_string().get(s)) op_record_ = s;
   if (op_record_ != "dispatcher") {

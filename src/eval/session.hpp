@@ -85,6 +85,7 @@ class session {
 
   std::string device_;
   std::string poison_allocator_;
+  std::string alloc_tracker_;
   std::string op_record_path_;
   std::string op_record_;
   std::unique_ptr<worker_process> process_;

@@ -21,6 +21,11 @@ void allocation_watch::end_log() {
   if (poison_) poison_->end_log();
 }
 
+void allocation_watch::begin_lifetime_log() {
+  cpu_lifetime_allocations().begin();
+  if (poison_) poison_->begin_lifetime_log();
+}
+
 std::string allocation_watch::failure_text() const {
   return fmt::format("CUDA out of memory: {} device allocation(s) failed during the call",
                      failed_allocations() - failed_before_);

@@ -13,9 +13,16 @@ namespace headroom::worker {
 
 class allocation_watch {
  public:
-  // The CUDA poisoning allocator at `path` (hello, on a CUDA device).
-  void load_cuda_poison(const std::string& path) { poison_ = std::make_unique<cuda_poison>(path); }
+  // The CUDA allocation hook at `path` (hello, on a CUDA device): the pluggable allocator before
+  // torch is imported, or the tracker after (cuda_poison.hpp); whether it loaded.
+  bool load_cuda_poison(const std::string& path) {
+    poison_ = std::make_unique<cuda_poison>(path);
+    return poison_->loaded();
+  }
   bool cuda_poison_available() const { return poison_ && poison_->available(); }
+  bool cuda_tracker() const { return poison_ && poison_->is_tracker(); }
+  // The tracker attached, once CUDA is initialised; false when it could not be.
+  bool attach_cuda_tracker() { return poison_ && poison_->attach(); }
   const cuda_poison* cuda() const { return poison_.get(); }
 
   // Fresh allocations filled with `byte` (-1: off); on a CUDA device the host's are left alone.
@@ -24,6 +31,10 @@ class allocation_watch {
   // The blocks the allocators hand out between the two are logged.
   void begin_log();
   void end_log();
+  // Every block the allocators hand out from now on is logged too, in a log of its own (at load,
+  // before the model's file is imported): memory a candidate keeps must be in one
+  // (output_memory.hpp).
+  void begin_lifetime_log();
 
   // Failed device allocations are counted from the start of each request.
   void begin_request() { failed_before_ = failed_allocations(); }

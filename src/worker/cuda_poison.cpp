@@ -6,8 +6,8 @@ namespace headroom::worker {
 
 cuda_poison::cuda_poison(const std::string& path) {
   if (path.empty()) return;
-  // RTLD_GLOBAL and the same path: PyTorch's dlopen of this library gets this very instance, so
-  // the poison byte set here is the one its allocations see.
+  // RTLD_GLOBAL and the same path: PyTorch's dlopen of the pluggable allocator gets this very
+  // instance, so the poison byte set here is the one its allocations see.
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!h) return;
   set_ = reinterpret_cast<void (*)(int)>(dlsym(h, "headroom_set_poison"));
@@ -15,6 +15,9 @@ cuda_poison::cuda_poison(const std::string& path) {
   log_ = reinterpret_cast<void (*)(int)>(dlsym(h, "headroom_log_allocations"));
   holds_ = reinterpret_cast<int (*)(const void*, std::size_t)>(dlsym(h, "headroom_allocated_during_call"));
   blocks_ = reinterpret_cast<std::size_t (*)()>(dlsym(h, "headroom_logged_blocks"));
+  begin_lifetime_ = reinterpret_cast<void (*)()>(dlsym(h, "headroom_begin_lifetime_log"));
+  since_begin_ = reinterpret_cast<int (*)(const void*, std::size_t)>(dlsym(h, "headroom_allocated_since_begin"));
+  attach_ = reinterpret_cast<int (*)()>(dlsym(h, "headroom_attach_tracker"));
 }
 
 }  // namespace headroom::worker

@@ -19,7 +19,9 @@ _module_count = 0
 
 
 def setup(device, poison_allocator):
-    """Chooses the device; installs the poisoning CUDA allocator before any CUDA allocation."""
+    """Chooses the device; installs the pluggable poisoning CUDA allocator before any CUDA allocation
+    when one is named, else initialises CUDA with PyTorch's own caching allocator, which the worker's
+    tracker then watches (src/cuda/allocation_hooks.hpp)."""
     global _device
     _device = torch.device(device)
     if _device.type == "cuda":
@@ -27,6 +29,7 @@ def setup(device, poison_allocator):
             alloc = torch.cuda.memory.CUDAPluggableAllocator(poison_allocator, "headroom_alloc", "headroom_free")
             torch.cuda.memory.change_current_allocator(alloc)
         torch.cuda.set_device(_device)
+        torch.cuda.init()
         # The reference is strict float32 (as GPU MODE's checkers are): TF32 would put the reference
         # itself 1e-3 away from exact, which is larger than the float32 threshold.
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -301,6 +304,53 @@ def output_capsules(value):
             t = t.view(torch.uint8)
         out.append(torch.utils.dlpack.to_dlpack(t))
     return out
+
+
+# Output memory a candidate keeps from one call to the next (docs/eval.md, "Outputs the candidate
+# keeps"): the worker holds a weak reference to each output's storage, which keeps nothing alive, and
+# before the next call fills the memory of those still alive with its pattern. PyTorch's own
+# functions, looked up now, before any candidate code runs.
+_tensor_untyped_storage = getattr(torch.Tensor, "untyped_storage", None)  # torch >= 2.0
+_tensor_storage = torch.Tensor.storage
+_storage_weak_ref = torch.UntypedStorage._weak_ref
+_storage_from_weak = torch.UntypedStorage._new_with_weak_ptr
+_storage_free_weak = torch.UntypedStorage._free_weak_ref
+_storage_data_ptr = torch.UntypedStorage.data_ptr
+_storage_nbytes = torch.UntypedStorage.nbytes
+
+
+def _untyped_storage_of(t):
+    if _tensor_untyped_storage is not None:
+        return _tensor_untyped_storage(t)
+    return _tensor_storage(t).untyped()  # torch 1.13
+
+
+def storage_handles(value):
+    """For each output tensor of forward's result, a weak handle of its storage (an int; None for an
+    output whose storage cannot be had). [] when the result is not tensors."""
+    values = outputs_of(value)
+    if isinstance(values, str):
+        return []
+    handles = []
+    for t in values:
+        try:
+            handles.append(_storage_weak_ref(_untyped_storage_of(t)))
+        except Exception:
+            handles.append(None)
+    return handles
+
+
+def hold_storage(handle):
+    """(the storage, its data pointer, its bytes) while the storage a weak handle names is alive, else
+    None. The caller holds the tuple, and with it the storage, while it fills the memory."""
+    storage = _storage_from_weak(handle)
+    if storage is None:
+        return None
+    return storage, _storage_data_ptr(storage), _storage_nbytes(storage)
+
+
+def drop_storage_handle(handle):
+    _storage_free_weak(handle)
 
 
 try:

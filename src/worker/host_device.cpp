@@ -149,6 +149,13 @@ class host_device final : public device {
                                           std::uint64_t seed) override {
     return host_sketch(data, type, numel, seed);
   }
+  void fill_pattern(void* p, std::size_t bytes, const poison_pattern& pattern) override {
+    fill_pattern_host(p, bytes, pattern);
+  }
+  std::size_t count_pattern(const void* p, std::size_t bytes, std::size_t element_bytes,
+                            const poison_pattern& pattern) override {
+    return count_pattern_host(p, bytes, element_bytes, pattern);
+  }
   void set_stream(std::uintptr_t) override {}
   void synchronize() override {}
   void flush_caches() override {

@@ -2,7 +2,8 @@
 // memory from posix_memalign; the worker executable defines that symbol and exports it
 // (poison_cpu.list), so every tensor allocated during a poisoned call starts out as the poison byte
 // and an element the candidate never writes is visible as such, and every block handed out during a
-// call is logged (the outputs must lie in one).
+// call is logged (the outputs must lie in one, or in memory the candidate keeps: output_memory.hpp);
+// so is every block since the model began loading (memory the candidate keeps must come from here).
 #include <dlfcn.h>
 
 #include <atomic>
@@ -15,11 +16,13 @@
 namespace {
 std::atomic<int> cpu_poison{-1};
 headroom::util::allocation_log cpu_log;
+headroom::util::allocation_log cpu_lifetime_log;  // every block since the model began loading
 }  // namespace
 
 namespace headroom::worker {
 void set_cpu_poison(int byte) { cpu_poison.store(byte, std::memory_order_relaxed); }
 util::allocation_log& cpu_allocations() { return cpu_log; }
+util::allocation_log& cpu_lifetime_allocations() { return cpu_lifetime_log; }
 }  // namespace headroom::worker
 
 namespace {
@@ -42,6 +45,9 @@ extern "C" int posix_memalign(void** out, std::size_t alignment, std::size_t siz
   int r = real(out, alignment, size);
   int byte = cpu_poison.load(std::memory_order_relaxed);
   if (r == 0 && byte >= 0 && *out) std::memset(*out, byte, size);
-  if (r == 0) cpu_log.record(*out, size);
+  if (r == 0) {
+    cpu_log.record(*out, size);
+    cpu_lifetime_log.record(*out, size);
+  }
   return r;
 }

@@ -10,5 +10,8 @@ namespace headroom::worker {
 void set_cpu_poison(int byte);
 // Host blocks PyTorch's CPU allocator handed out during the current call.
 util::allocation_log& cpu_allocations();
+// Host blocks it handed out since the log was begun (at load, before the model's file is imported):
+// the latest allocation_log::capacity of them.
+util::allocation_log& cpu_lifetime_allocations();
 
 }  // namespace headroom::worker

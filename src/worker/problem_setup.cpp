@@ -18,16 +18,9 @@ using util::json_string;
 void problem_setup::hello(simdjson::dom::element req) {
   p_.channel.set_nonce(std::string(req["nonce"].get_string().value()));
   std::string dev_name(req["device"].get_string().value());
-  std::string allocator(req["poison_allocator"].get_string().value());
   p_.dev = make_device(dev_name);
-  if (p_.dev->is_cuda()) p_.allocations.load_cuda_poison(allocator);
-  // The driver module, from the copy compiled into this binary.
-  if (std::string failed = p_.python.import_driver(); !failed.empty())
-    return p_.channel.reply(fmt::format(R"("ok":false,"error":"setup","kind":"","message":{},"traceback":"")",
-                                        json_string("cannot import torch in this Python: " + failed)));
-  std::optional<std::string> env =
-      p_.python.setup(dev_name, p_.allocations.cuda_poison_available() ? allocator : std::string());
-  if (!env) return p_.errors.python("setup");
+  std::optional<std::string> env = setup_device(req, dev_name);
+  if (!env) return;
   std::string record_missing = load_op_record(req);
   if (!record_missing.empty()) {
     // The Python record stands in; its first use is slow on some torch builds, so it is paid now
@@ -39,10 +32,41 @@ void problem_setup::hello(simdjson::dom::element req) {
   if (!p_.python.snapshot_guarded_functions()) return p_.errors.python("setup");
   take_current_stream();
   p_.channel.reply(fmt::format(
-      R"("ok":true,"env":{},"driver":{},"runtime":{},"clocks":{},"poison_allocator":{},"op_record":"{}","op_record_missing":{})",
+      R"("ok":true,"env":{},"driver":{},"runtime":{},"clocks":{},"poison_allocator":{},"cuda_hook":"{}","op_record":"{}","op_record_missing":{})",
       *env, json_string(p_.dev->driver_version()), json_string(p_.dev->runtime_version()),
       json_string(p_.dev->clocks()), p_.allocations.cuda_poison_available() ? "true" : "false",
+      !p_.dev->is_cuda()              ? ""
+      : p_.allocations.cuda_tracker() ? "tracker"
+                                      : "pluggable",
       op_record_.available() ? "dispatcher" : "python", json_string(record_missing)));
+}
+
+std::optional<std::string> problem_setup::setup_device(simdjson::dom::element req, const std::string& dev_name) {
+  std::string allocator(req["poison_allocator"].get_string().value());
+  std::string_view tracker;
+  if (req["alloc_tracker"].get_string().get(tracker)) tracker = "";
+  const bool cuda = p_.dev->is_cuda();
+  // The pluggable allocator is installed before CUDA is initialised; the tracker needs torch's own
+  // libraries loaded, so it is loaded after torch is imported (and attached once CUDA is).
+  if (cuda && tracker.empty()) p_.allocations.load_cuda_poison(allocator);
+  // The driver module, from the copy compiled into this binary.
+  if (std::string failed = p_.python.import_driver(); !failed.empty()) {
+    p_.channel.reply(fmt::format(R"("ok":false,"error":"setup","kind":"","message":{},"traceback":"")",
+                                 json_string("cannot import torch in this Python: " + failed)));
+    return std::nullopt;
+  }
+  bool use_tracker = cuda && !tracker.empty() && p_.allocations.load_cuda_poison(std::string(tracker));
+  if (cuda && !tracker.empty() && !use_tracker) p_.allocations.load_cuda_poison(allocator);  // it did not load
+  std::optional<std::string> env =
+      p_.python.setup(dev_name, !use_tracker && p_.allocations.cuda_poison_available() ? allocator : std::string());
+  if (!env) {
+    p_.errors.python("setup");
+    return std::nullopt;
+  }
+  // A tracker that cannot attach (PyTorch's allocator is another backend) leaves the device unpoisoned,
+  // which the parent refuses (hello's poison_allocator).
+  if (use_tracker) p_.allocations.attach_cuda_tracker();
+  return env;
 }
 
 std::string problem_setup::load_op_record(simdjson::dom::element req) {
@@ -67,6 +91,7 @@ void problem_setup::load(simdjson::dom::element req) {
   bool lean = false;
   if (req["lean"].get_bool().get(lean)) lean = false;
   p_.memory.set_lean(lean);
+  if (p_.problem.check_memory) p_.allocations.begin_lifetime_log();
   p_.problem.module = p_.python.import_file(path, build_dir);
   if (!p_.problem.module) {
     python_error e = p_.python.take_error();

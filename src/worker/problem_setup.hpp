@@ -3,6 +3,7 @@
 // PyTorch, the operator record) and load (the problem file or the candidate's, its model), then
 // compile_baseline (the reference's model under torch.compile). It keeps the operator record.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <simdjson.h>
@@ -40,6 +41,10 @@ class problem_setup {
   const op_record& record() const { return op_record_; }
 
  private:
+  // The device's CUDA allocation hook (the tracker on PyTorch's caching allocator where the parent
+  // named one and it loads, else the pluggable allocator), the driver imported and set up: the
+  // environment's JSON, or none when the failure was answered.
+  std::optional<std::string> setup_device(simdjson::dom::element req, const std::string& dev_name);
   // The C++ operator record and PyTorch's Python switches of RecordFunction taken away from
   // candidate code: why the record is unavailable, or an empty string.
   std::string load_op_record(simdjson::dom::element req);

@@ -39,7 +39,10 @@ constexpr const char* driver_functions[] = {"setup",
                                             "record_probe",
                                             "record_switches",
                                             "replace_everywhere",
-                                            "warm_up_operator_record"};
+                                            "warm_up_operator_record",
+                                            "storage_handles",
+                                            "hold_storage",
+                                            "drop_storage_handle"};
 
 }  // namespace
 

@@ -56,6 +56,49 @@ std::string python_tensors::view_outputs(const py_ref& value, output_views& out,
   return {};
 }
 
+std::vector<std::uintptr_t> python_tensors::storage_handles(const py_ref& value) const {
+  std::vector<std::uintptr_t> handles;
+  py_ref list = driver_.call("storage_handles", {value.get()});
+  if (!list) {
+    PyErr_Clear();
+    return handles;
+  }
+  for (Py_ssize_t i = 0; i < PyList_Size(list.get()); ++i) {
+    PyObject* h = PyList_GetItem(list.get(), i);
+    std::uintptr_t handle = h == Py_None ? 0 : static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLong(h));
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      handle = 0;
+    }
+    handles.push_back(handle);
+  }
+  return handles;
+}
+
+std::optional<python_tensors::held_storage> python_tensors::hold_storage(std::uintptr_t handle) const {
+  py_ref h(PyLong_FromUnsignedLongLong(handle));
+  py_ref held = driver_.call("hold_storage", {h.get()});
+  if (!held || held.get() == Py_None) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  held_storage out;
+  out.data = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLong(PyTuple_GetItem(held.get(), 1)));
+  out.bytes = static_cast<std::size_t>(PyLong_AsUnsignedLongLong(PyTuple_GetItem(held.get(), 2)));
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  out.holder = held;
+  return out;
+}
+
+void python_tensors::drop_storage_handle(std::uintptr_t handle) const {
+  if (!handle) return;
+  py_ref h(PyLong_FromUnsignedLongLong(handle));
+  if (!driver_.call("drop_storage_handle", {h.get()})) PyErr_Clear();
+}
+
 py_ref python_tensors::tensor_from(dlpack::managed_tensor* managed, dtype type) const {
   py_ref capsule(PyCapsule_New(managed, dlpack::capsule_name, capsule_destructor));
   py_ref name(PyUnicode_FromString(std::string(dtype_name(type)).c_str()));

@@ -4,7 +4,9 @@
 // made from ours (driver.from_capsule), forward's argument tuple and its result as a list. The C++
 // side, which copies and owns the memory, is dlpack_bridge.hpp.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,18 @@ class python_tensors {
   // Empty, or why the outputs could not be inspected; `not_tensor` receives the message when the
   // result is not tensors at all.
   std::string view_outputs(const py_ref& value, output_views& out, std::string& not_tensor) const;
+
+  // Weak handles of the storages of forward's outputs (driver.storage_handles), one per output (0
+  // where none could be had). A handle keeps nothing alive; each must be dropped once.
+  std::vector<std::uintptr_t> storage_handles(const py_ref& value) const;
+  // The storage a handle names, alive while `holder` is held: where its memory is; none once gone.
+  struct held_storage {
+    py_ref holder;
+    std::uintptr_t data = 0;
+    std::size_t bytes = 0;
+  };
+  std::optional<held_storage> hold_storage(std::uintptr_t handle) const;
+  void drop_storage_handle(std::uintptr_t handle) const;
 
   // A PyTorch tensor over `managed` (which it owns from then on: its deleter runs when the tensor
   // goes). Throws request_error when PyTorch refuses it.

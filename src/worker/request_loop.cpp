@@ -20,12 +20,13 @@ request_loop::request_loop(int in_fd, int out_fd, int announce_fd, sandbox::shar
       errors_(channel_, python_, allocations_),
       bridge_(dev_, tensors_),
       outputs_(dev_, tensors_, allocations_),
+      kept_(dev_, tensors_),
       sets_(dev_, channel_, memory_),
       setup_({dev_, channel_, errors_, python_, allocations_, memory_, problem_}),
       trials_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_,
-               setup_.record()}),
-      timing_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_, announce_fd,
-               trace_}),
+               setup_.record(), kept_}),
+      timing_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_, kept_,
+               announce_fd, trace_}),
       ceilings_({dev_, channel_, python_, bridge_, sets_, problem_}) {
   channel_.on_reply_over_pending([this] { send_reply(); });
 }
@@ -66,7 +67,10 @@ int request_loop::serve() {
 
 void request_loop::handle(std::string_view op, simdjson::dom::element req, std::vector<std::byte>& payload) {
   if (op == "hello") return setup_.hello(req);
-  if (op == "load") return setup_.load(req);
+  if (op == "load") {
+    kept_.clear();  // a new model keeps nothing yet
+    return setup_.load(req);
+  }
   if (op == "inputs") return trials_.inputs(req);
   if (op == "run") return trials_.run(req, payload);
   if (op == "set") return sets_.keep(req, payload);

@@ -17,6 +17,7 @@
 #include "worker/ceilings.hpp"
 #include "worker/dlpack_bridge.hpp"
 #include "worker/error_replies.hpp"
+#include "worker/kept_outputs.hpp"
 #include "worker/loaded_problem.hpp"
 #include "worker/parent_channel.hpp"
 #include "worker/problem_setup.hpp"
@@ -55,6 +56,7 @@ class request_loop {
   error_replies errors_;
   tensor_bridge bridge_;
   call_outputs outputs_;
+  kept_outputs kept_;
   timing_sets sets_;
   problem_setup setup_;
   trial_calls trials_;

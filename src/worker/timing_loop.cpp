@@ -14,6 +14,7 @@
 #include "worker/allocation_watch.hpp"
 #include "worker/call_outputs.hpp"
 #include "worker/error_replies.hpp"
+#include "worker/kept_outputs.hpp"
 #include "worker/loaded_problem.hpp"
 #include "worker/parent_channel.hpp"
 #include "worker/process_memory.hpp"
@@ -107,6 +108,11 @@ struct timing_loop::timed_run {
 
   void run();
   step call(int i);
+  // Where the call's outputs lie (output_memory.hpp): empty, or the answer's fields saying why they
+  // fail (a timed call must return memory it allocated, or kept memory the worker filled before it
+  // and the call rewrote).
+  std::string misplaced(const py_ref& result, const built_inputs& in, const std::vector<meta>& set,
+                        std::vector<output_extent>& extents);
   // The call's result, kept as a sample (or not), checked, evicted; whether the request is done.
   step keep(int i, const call_plan& plan, const py_ref& result, const device::times& t, long faults);
   // A held call that timed out waiting for its gate: tried again, or the rest timed unheld.
@@ -133,6 +139,7 @@ struct timing_loop::timed_run {
   std::string checked, calls;
   double checked_bytes = 0;
   int warm_calls, clean_calls = 0, faulted_samples = 0;
+  int kept_calls = 0;  // calls that returned memory the candidate keeps
   // Sampling time counts from the first kept call: on the CPU a call's fresh inputs, the cache
   // flush and the parent's questions take many times a small forward, and counted from the start
   // they left a short turn of paired rounds (0.1 s at --max-time 1) one sample or two.
@@ -177,9 +184,16 @@ timing_loop::timed_run::step timing_loop::timed_run::call(int i) {
   call_plan plan = loop.ask_call(i, p.sets.size());
   const std::vector<meta>& set = p.sets.metas(plan.set);
   built_inputs in = loop.fresh_inputs(set, pristine[plan.set], plan.seed, settings.symmetric);
+  // Kept outputs are filled before every timed call as before a trial's (kept_outputs.hpp): a
+  // persistent buffer left as an earlier call wrote it shows as the pattern, not as a fast call.
+  if (p.problem.check_memory) p.kept.fill(0xff);
   p.dev->flush_caches();
-  // The fresh inputs were just written: out of every cache, whatever its size (device::evict).
+  // The fresh inputs were just written: out of every cache, whatever its size (device::evict); so
+  // were the kept outputs.
   for (std::size_t m = 0; m < in.data.size() && m < set.size(); ++m) p.dev->evict(in.data[m], set[m].bytes);
+  if (p.problem.check_memory)
+    for (const memory_span& f : p.kept.filled())
+      if (!f.on_device) p.dev->evict(f.begin, f.bytes);
   p.allocations.begin_log();
   const long faults_before = page_faults();
   // The call's start and end, announced on a socket that stamps each datagram when it is sent
@@ -201,24 +215,45 @@ timing_loop::timed_run::step timing_loop::timed_run::call(int i) {
   device::times t = p.dev->stop_timer();
   sandbox::announce(p.announce, fmt::format("done {}", i));
   const long faults = page_faults() - faults_before;
-  // Every timed call's result is checked as a checked call's is: tensors, in memory the call
-  // got from the harness's allocators (a candidate that knows when it is timed gains nothing).
-  if (p.problem.check_memory || settings.mirror) {
-    std::string not_tensor;
-    std::string foreign = p.outputs.foreign_outputs(result, not_tensor);
-    // A mirror's outcome is not a verdict: a reference may return what it did not allocate.
-    if (p.problem.check_memory && (!not_tensor.empty() || !foreign.empty())) {
-      release();
-      p.channel.reply(fmt::format(R"("ok":true,"{}":{},"call":{})", not_tensor.empty() ? "foreign" : "invalid",
-                                  json_string(not_tensor.empty() ? foreign : not_tensor), i));
-      return step::answered;
-    }
+  // Every timed call's result is checked as a checked call's is: tensors, in memory the call got
+  // from the harness's allocators or kept memory it rewrote (a candidate that knows when it is
+  // timed gains nothing).
+  std::vector<output_extent> extents;
+  if (std::string why = misplaced(result, in, set, extents); !why.empty()) {
+    release();
+    p.channel.reply(fmt::format(R"("ok":true,{},"call":{})", why, i));
+    return step::answered;
   }
+  if (p.problem.check_memory) p.kept.note(result, extents);  // filled before the next call
   if (t.hold_timed_out) {
     hold_timed_out(i);
     return step::next;
   }
   return keep(i, plan, result, t, faults);
+}
+
+std::string timing_loop::timed_run::misplaced(const py_ref& result, const built_inputs& in,
+                                              const std::vector<meta>& set, std::vector<output_extent>& extents) {
+  // A mirror does the same work and its outcome is not a verdict: a reference may return what it
+  // did not allocate.
+  if (!p.problem.check_memory && !settings.mirror) return {};
+  std::string not_tensor;
+  const std::vector<memory_span> inputs = call_outputs::input_spans(in.data, set, p.dev->is_cuda());
+  static const std::vector<memory_span> none;
+  output_placement placed =
+      p.outputs.place(result, inputs, p.problem.check_memory ? p.kept.filled() : none, false, extents, not_tensor);
+  if (!p.problem.check_memory) return {};
+  if (!not_tensor.empty()) return fmt::format(R"("invalid":{})", json_string(not_tensor));
+  if (placed.failed())
+    return fmt::format(R"("misplaced":{},"why":{})", json_string(placed.code), json_string(placed.why));
+  if (std::string stale = p.kept.stale(placed, extents); !stale.empty())
+    return fmt::format(R"("misplaced":"stale_output","why":{})", json_string(stale));
+  for (const output_place& o : placed.places)
+    if (o.memory == output_memory::kept) {
+      ++kept_calls;
+      break;
+    }
+  return {};
 }
 
 void timing_loop::timed_run::hold_timed_out(int i) {
@@ -306,12 +341,12 @@ void timing_loop::timed_run::answer() {
                  warm_calls, s.samples, faulted_samples, s.median_ms);
   p.channel.reply(
       fmt::format(
-          R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"calls":[{}],"checked":[{}],"tampered":{})",
+          R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"kept_calls":{},"calls":[{}],"checked":[{}],"tampered":{})",
           s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread, s.wall_median_ms,
           s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
           json_string(hold ? p.dev->hold_mechanism() : std::string()), hold_timeouts, empty.wall_ms, empty.tail_ms,
-          clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), warm_calls, faulted_samples, calls,
-          checked, p.python.tampered_json()),
+          clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), warm_calls, faulted_samples, kept_calls,
+          calls, checked, p.python.tampered_json()),
       p.memory.outputs());
 }
 

@@ -19,6 +19,7 @@ namespace headroom::worker {
 class allocation_watch;
 class call_outputs;
 class error_replies;
+class kept_outputs;
 class parent_channel;
 class python_driver;
 class request_memory;
@@ -38,6 +39,7 @@ class timing_loop {
     allocation_watch& allocations;
     request_memory& memory;
     loaded_problem& problem;
+    kept_outputs& kept;
     int announce;  // each timed call's start and end, one stamped datagram each (announcements.hpp)
     bool trace;  // HEADROOM_WORKER_TRACE
   };

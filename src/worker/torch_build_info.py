@@ -1,8 +1,9 @@
-# What src/worker/CMakeLists.txt needs to build libheadroom_op_record.so against the PyTorch this
-# interpreter imports, so that the library and the worker's torch are one build: the headers that
-# torch's own extensions compile against, its C++ ABI flag and standard, and the very libtorch_cpu
-# and libc10 files the interpreter loaded (a pip wheel's, or Debian's in /usr/lib). One `key=value`
-# a line; exit 1 with the reason on stderr when something is missing.
+# What src/worker/CMakeLists.txt needs to build libheadroom_op_record.so (and, where torch has CUDA,
+# libheadroom_alloc_tracker.so) against the PyTorch this interpreter imports, so that the library
+# and the worker's torch are one build: the headers that torch's own extensions compile against, its
+# C++ ABI flag and standard, and the very libtorch_cpu, libc10 and libc10_cuda files the interpreter
+# loaded (a pip wheel's, or Debian's in /usr/lib). One `key=value` a line; exit 1 with the reason on
+# stderr when something is missing (libc10_cuda is empty for a torch without CUDA).
 import inspect
 import os
 import re
@@ -19,7 +20,7 @@ with open("/proc/self/maps") as maps:
     for line in maps:
         path = line.split()[-1]
         name = os.path.basename(path)
-        for lib in ("libtorch_cpu", "libc10"):
+        for lib in ("libtorch_cpu", "libc10", "libc10_cuda"):
             if name == lib + ".so" or name.startswith(lib + ".so."):
                 loaded.setdefault(lib, path)
 missing = [lib for lib in ("libtorch_cpu", "libc10") if lib not in loaded]
@@ -41,3 +42,4 @@ print("abi=%d" % int(torch.compiled_with_cxx11_abi()))
 print("includes=%s" % "|".join(includes))  # CMake turns "|" into its list separator
 print("libtorch_cpu=%s" % loaded["libtorch_cpu"])
 print("libc10=%s" % loaded["libc10"])
+print("libc10_cuda=%s" % loaded.get("libc10_cuda", ""))

@@ -12,6 +12,7 @@
 #include "worker/call_outputs.hpp"
 #include "worker/dlpack_bridge.hpp"
 #include "worker/error_replies.hpp"
+#include "worker/kept_outputs.hpp"
 #include "worker/loaded_problem.hpp"
 #include "worker/parent_channel.hpp"
 #include "worker/python_driver.hpp"
@@ -98,10 +99,13 @@ void trial_calls::run(simdjson::dom::element req, std::vector<std::byte>& sent) 
   phase trace(std::in_place, "worker: inputs to the device");
   built_inputs in = p_.bridge.build_inputs(metas, payload.data(), false, p_.problem.constants);
   trace.reset();
+  // The memory of outputs earlier calls returned and the candidate keeps, filled before this call
+  // (kept_outputs.hpp); integer outputs there get this call's poison byte, as fresh memory does.
+  if (p_.problem.check_memory) p_.kept.fill(static_cast<std::uint8_t>(poison));
   made_call made;
   if (!call(in, poison, record_ops, trace, made)) return;
   trace.emplace("worker: inputs unmodified?");
-  answer(req, made, mutated(metas, in, payload), trace);
+  answer(req, made, mutated(metas, in, payload), call_outputs::input_spans(in.data, metas, p_.dev->is_cuda()), trace);
 }
 
 bool trial_calls::call(const built_inputs& in, int poison, bool record_ops, phase& trace, made_call& made) {
@@ -148,7 +152,22 @@ std::string trial_calls::mutated(const std::vector<meta>& metas, const built_inp
   return mutated;
 }
 
-void trial_calls::answer(simdjson::dom::element req, const made_call& made, const std::string& mutated, phase& trace) {
+std::string trial_calls::placement_json(const py_ref& outputs, const std::vector<memory_span>& inputs,
+                                        std::vector<output_extent>& extents, bool& failed) {
+  std::string not_tensor;
+  output_placement placed = p_.outputs.place(outputs, inputs, p_.kept.filled(), true, extents, not_tensor);
+  std::string code = placed.code, why = placed.why;
+  if (!placed.failed()) {
+    why = p_.kept.stale(placed, extents);
+    if (!why.empty()) code = "stale_output";
+  }
+  failed = !code.empty();
+  if (failed) return fmt::format(R"("misplaced":{},"why":{})", json_string(code), json_string(why));
+  return fmt::format(R"("memory":{})", call_outputs::memory_json(placed));
+}
+
+void trial_calls::answer(simdjson::dom::element req, const made_call& made, const std::string& mutated,
+                         const std::vector<memory_span>& inputs, phase& trace) {
   py_ref outputs = python_driver::outputs_of(made.result);
   // ops: every operator the call dispatched; outer_ops: the outermost kernels (the reference's
   // side of torch_fallback). The Python record sees only the latter, so it gives one list twice.
@@ -167,10 +186,12 @@ void trial_calls::answer(simdjson::dom::element req, const made_call& made, cons
                   made.threads_added, p_.python.tampered_json(), ops_json, outer_json, names_json(record_off));
   if (auto invalid = python_driver::invalid_outputs(outputs))
     return p_.channel.reply(fmt::format(R"("ok":true,"invalid":{},"outputs":[],{})", json_string(*invalid), common));
+  std::vector<output_extent> extents;
   if (p_.problem.check_memory) {
-    std::string not_tensor;
-    if (std::string foreign = p_.outputs.foreign_outputs(outputs, not_tensor); !foreign.empty())
-      return p_.channel.reply(fmt::format(R"("ok":true,"foreign":{},"outputs":[],{})", json_string(foreign), common));
+    bool failed = false;
+    std::string placed = placement_json(outputs, inputs, extents, failed);
+    if (failed) return p_.channel.reply(fmt::format(R"("ok":true,{},"outputs":[],{})", placed, common));
+    common += "," + placed;
   }
   std::vector<std::byte>& out_payload = p_.memory.outputs();  // its pages are mapped after the first call
   out_payload.clear();
@@ -180,6 +201,8 @@ void trial_calls::answer(simdjson::dom::element req, const made_call& made, cons
     return p_.errors.python("runtime_error");
   trace.reset();
   p_.channel.reply(fmt::format(R"("ok":true,"outputs":[{}],{})", out_metas, common), out_payload);
+  // Whatever of them the candidate keeps is filled before its next call.
+  if (p_.problem.check_memory) p_.kept.note(outputs, extents);
 }
 
 }  // namespace headroom::worker

@@ -13,6 +13,7 @@
 #include "headroom/util/phase_trace.hpp"
 #include "headroom/worker/device.hpp"
 #include "worker/op_record_loader.hpp"
+#include "worker/output_memory.hpp"
 #include "worker/python_ref.hpp"
 #include "worker/tensor_meta.hpp"
 
@@ -21,6 +22,7 @@ namespace headroom::worker {
 class allocation_watch;
 class call_outputs;
 class error_replies;
+class kept_outputs;
 class parent_channel;
 class python_driver;
 class request_memory;
@@ -43,6 +45,7 @@ class trial_calls {
     request_memory& memory;
     loaded_problem& problem;
     const op_record& record;
+    kept_outputs& kept;
   };
   explicit trial_calls(const parts& p) : p_(p) {}
 
@@ -67,8 +70,15 @@ class trial_calls {
   bool call(const built_inputs& in, int poison, bool record_ops, phase& trace, made_call& made);
   // The inputs forward wrote to, as "i,j,...".
   std::string mutated(const std::vector<meta>& metas, const built_inputs& in, const std::vector<std::byte>& payload);
-  // The run's answer: what was checked of the call, and its outputs.
-  void answer(simdjson::dom::element req, const made_call& made, const std::string& mutated, phase& trace);
+  // The run's answer: what was checked of the call, and its outputs. `inputs`: the call's input
+  // buffers (an output in them is an input handed back).
+  void answer(simdjson::dom::element req, const made_call& made, const std::string& mutated,
+              const std::vector<memory_span>& inputs, phase& trace);
+  // Where the outputs lie (output_memory.hpp), as JSON fields of the answer: the memory of each,
+  // or why they fail (then `failed`). The outputs are noted for the next call (kept_outputs.hpp)
+  // by the caller, once answered.
+  std::string placement_json(const py_ref& outputs, const std::vector<memory_span>& inputs,
+                             std::vector<output_extent>& extents, bool& failed);
 
   parts p_;
   int calls_ = 0;

@@ -366,8 +366,9 @@ def agrees(case, codes):
     reasons = set(case.get("reasons", []))
     if expect not in codes:
         return False
-    # Poison is not imitated here: an unwritten output is seen as a mismatch.
-    wanted = {"mismatch" if r == "unwritten_output" else r for r in reasons}
+    # Poison is not imitated here (nor the fill of memory a candidate keeps): an unwritten or stale
+    # output is seen as a mismatch.
+    wanted = {"mismatch" if r in ("unwritten_output", "stale_output") else r for r in reasons}
     if not wanted <= codes:
         return False
     if expect == "correct" and not reasons and codes & {"torch_fallback", "other_stream_work"}:

@@ -138,6 +138,8 @@ void finish_eval_options(eval_cli& e) {
   }
   auto alloc = bin / ".." / "lib" / "libheadroom_poison_alloc.so";
   if (std::filesystem::is_regular_file(alloc, ec)) o.poison_allocator = std::filesystem::weakly_canonical(alloc, ec);
+  auto tracker = bin / ".." / "lib" / "libheadroom_alloc_tracker.so";
+  if (std::filesystem::is_regular_file(tracker, ec)) o.alloc_tracker = std::filesystem::weakly_canonical(tracker, ec);
   auto record = bin / ".." / "lib" / "libheadroom_op_record.so";
   if (std::filesystem::is_regular_file(record, ec)) o.op_record = std::filesystem::weakly_canonical(record, ec);
   o.cache = std::filesystem::absolute(o.cache);

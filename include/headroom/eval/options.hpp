@@ -19,6 +19,9 @@ struct eval_options {
   std::string python = "python3";
   std::filesystem::path worker;  // headroom-worker
   std::filesystem::path poison_allocator;  // libheadroom_poison_alloc.so (GPU)
+  // libheadroom_alloc_tracker.so (GPU, where it was built): the allocation hook on PyTorch's own
+  // caching allocator, used instead of the pluggable allocator (docs/eval.md, "CUDA graphs")
+  std::filesystem::path alloc_tracker;
   std::filesystem::path op_record;  // libheadroom_op_record.so: the C++ operator record (docs/eval.md, "Verdicts")
   std::filesystem::path cache;  // build folders and worker logs
   // Every candidate process runs isolated by headroom-sandbox (docs/eval.md, "Sandbox"); false only

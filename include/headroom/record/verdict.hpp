@@ -23,13 +23,17 @@ std::string_view verdict_name(verdict v);
 std::optional<verdict> parse_verdict(std::string_view name);
 
 // Reason codes. Incorrect: mismatch, unwritten_output, nan_inf, mutated_input, wrong_shape,
-// wrong_dtype, wrong_output_count, not_a_tensor, foreign_output, timed_output_mismatch, tampering,
-// background_thread. Errors: out_of_memory, illegal_address, signal, exit.
+// wrong_dtype, wrong_output_count, not_a_tensor, foreign_output (memory the candidate owns that no
+// allocator of the harness handed out, or that it cannot check), output_aliases_input (an output in an
+// input's memory), stale_output (memory an earlier call returned, left unwritten by this one),
+// timed_output_mismatch, tampering, background_thread. Errors: out_of_memory, illegal_address,
+// signal, exit.
 // Flags (the verdict stays `correct`): other_stream_work, below_speed_of_light, torch_fallback,
 // timing_modes_differ, excessive_speedup, degenerate_problem (also listed after a failure's reasons:
 // every evaluation of a degenerate problem carries it); informative (the speedup stays verified): timing_unconfirmed,
 // timed_outputs_unchecked, timing_sets_reduced (fewer timing sets than asked, to fit the memory
-// budget), trials_skipped (input distributions outside the problem's domain).
+// budget), trials_skipped (input distributions outside the problem's domain), persistent_output
+// (outputs in memory the candidate keeps from call to call, proven rewritten by every call).
 struct reason {
   std::string code;
   std::string detail;  // one line for people: which output, how large the error, which signal

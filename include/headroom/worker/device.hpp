@@ -11,6 +11,7 @@
 
 #include "headroom/util/dtype.hpp"
 #include "headroom/worker/fresh_inputs.hpp"
+#include "headroom/worker/poison_pattern.hpp"
 
 namespace headroom::worker {
 
@@ -38,6 +39,13 @@ class device {
   // The sketch of `numel` contiguous elements of `type` (fresh_inputs.hpp), summed in double.
   virtual std::array<double, sketch_width> sketch(const void* data, dtype type, std::size_t numel,
                                                   std::uint64_t seed) = 0;
+
+  // Output memory a candidate keeps, filled with the pattern before a call (on the device's stream,
+  // ordered before the call's work), and how many of its elements of `element_bytes` still hold
+  // it after the call (poison_pattern.hpp).
+  virtual void fill_pattern(void* p, std::size_t bytes, const poison_pattern& pattern) = 0;
+  virtual std::size_t count_pattern(const void* p, std::size_t bytes, std::size_t element_bytes,
+                                    const poison_pattern& pattern) = 0;
 
   // The stream PyTorch launches on (from torch.cuda.current_stream); 0 is the legacy default stream.
   virtual void set_stream(std::uintptr_t stream) = 0;
