@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "headroom/eval/speed_of_light.hpp"
 #include "headroom/worker/timing_stats.hpp"
 #include "paired.hpp"
 #include "timing_request.hpp"
@@ -161,18 +162,21 @@ void pair_speedup(judged& j, session& s, const reference_data& ref, const run_st
   }
 }
 
-// A score below the speed-of-light floor, or over 10x with no floor to judge it by (the CPU, or no
-// ceilings measured), is not verified until someone has looked (docs/eval.md, "Verdicts"); with a
-// floor, the floor decides.
-void flag_implausible(judged& j, const reference_data& ref, const timing_summary& t) {
-  const evaluation& e = j.e;
-  if (ref.speed_of_light_ms && t.score_ms < *ref.speed_of_light_ms)
-    j.flag("below_speed_of_light", fmt::format("{:.4g} ms is below the floor of {:.4g} ms from bytes and FLOPs",
-                                               t.score_ms, *ref.speed_of_light_ms));
-  if (e.speedup && *e.speedup > 10 && !ref.speed_of_light_ms)
-    j.flag("excessive_speedup", fmt::format("{:.1f}x over eager PyTorch, and no speed-of-light floor to check it "
-                                            "against",
-                                            *e.speedup));
+// A score below the speed-of-light floor, or over 10x with no floor to judge it by (none could be
+// measured, or the reference itself ran below it), is not verified until someone has looked
+// (docs/eval.md, "Verdicts"); with a floor, the floor decides. The share of the gap to the floor the
+// candidate closed is kept with the evaluation, and the clocks text says where the floor came from.
+void judge_speed(judged& j, const reference_data& ref, const timing_summary& t) {
+  evaluation& e = j.e;
+  if (auto f = judge_against_floor(ref.speed_of_light_ms, ref.floor_basis, ref.no_floor, t.score_ms, e.speedup))
+    j.flag(f->code, f->detail);
+  if (ref.speed_of_light_ms && e.speedup && e.eager_timing)
+    e.sol_gap_closed = gap_closed(e.eager_timing->score_ms, *e.speedup, *ref.speed_of_light_ms);
+  e.env.clocks += ref.speed_of_light_ms
+                      ? fmt::format("{}speed-of-light floor {:.4g} ms ({})", e.env.clocks.empty() ? "" : "; ",
+                                    *ref.speed_of_light_ms, ref.floor_basis)
+                      : fmt::format("{}no speed-of-light floor: {}", e.env.clocks.empty() ? "" : "; ",
+                                    ref.no_floor.empty() ? "none measured" : ref.no_floor);
 }
 
 }  // namespace
@@ -200,6 +204,7 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const run_
                        t.tail_median_ms, t.events_median_ms(), t.score_ms));
   choose_baselines(j, ref, t);
   e.speed_of_light_ms = ref.speed_of_light_ms;
+  e.roofline_ms = ref.roofline_ms;
   if (!j.failed() && t.score_ms > 0) {
     if (e.eager_timing && e.eager_timing->score_ms > 0) e.speedup = e.eager_timing->score_ms / t.score_ms;
     if (e.compiled_timing && e.compiled_timing->score_ms > 0)
@@ -207,7 +212,7 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const run_
     if (e.speedup && run.options.paired_rounds > 0 && pairing_applies(t, *e.eager_timing))
       pair_speedup(j, s, ref, run, device, t, check);
   }
-  if (!j.failed() && t.score_ms > 0) flag_implausible(j, ref, t);
+  if (!j.failed() && t.score_ms > 0) judge_speed(j, ref, t);
 }
 
 }  // namespace headroom::eval
