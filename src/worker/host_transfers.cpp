@@ -31,7 +31,10 @@ std::size_t piece_of(std::size_t bytes, unsigned threads) {
   return std::max<std::size_t>(quarter, 64u << 10);
 }
 
-std::atomic<std::uint64_t> sink{0};  // the reads' sums go somewhere, so that no read is left out
+std::atomic<std::uint64_t> sink{0};
+
+constexpr std::size_t serial_up_to = std::size_t{256}
+                                     << 20;  // the reads' sums go somewhere, so that no read is left out
 
 double timed_read(const std::byte* p, std::size_t bytes, unsigned threads) {
   const double began = host_ms();
@@ -67,11 +70,14 @@ transfer_times measure_transfers(device& dev, std::size_t read_bytes, bool read_
   if (dst) std::memset(dst, 0, write_bytes);
   double best_read = read_bytes ? std::numeric_limits<double>::infinity() : 0;
   double best_write = write_bytes ? std::numeric_limits<double>::infinity() : 0;
+  // One thread, then the copy threads: a small transfer is fastest on one, where handing pieces to
+  // other threads would cost more than it saves; past a few hundred MiB one thread only adds
+  // seconds (6 GiB at a few GB/s, five times).
+  const bool serial = read_bytes + write_bytes <= serial_up_to;
   const double began = host_ms();
   for (int rep = 0; rep < max_repetitions; ++rep) {
-    // One thread, then the copy threads: a small transfer is fastest on one, where handing pieces
-    // to other threads would cost more than it saves.
     for (unsigned threads : {1u, pool}) {
+      if (threads == 1 && !serial && pool > 1) continue;
       if (src) {
         if (read_evicted) {
           dev.flush_caches();

@@ -20,8 +20,8 @@ struct transfer_times {
   unsigned threads = 0;  // the most threads a pass used
 };
 
-// Reads `read_bytes` and writes `write_bytes`, each pass on one thread and on the worker's copy
-// threads, the caches flushed (dev.flush_caches) and the buffer evicted (dev.evict) before each as
+// Reads `read_bytes` and writes `write_bytes`, each pass on one thread (up to 256 MiB in all) and on
+// the worker's copy threads, the caches flushed (dev.flush_caches) and the buffer evicted (dev.evict) before each as
 // a timed call's inputs and outputs are; read_evicted false reads a buffer read just before instead
 // (bytes that may stay in a cache between calls, a module's parameters: the most favourable case).
 // At least `min_repetitions`, then until `seconds` have passed (at most max_repetitions).
