@@ -46,6 +46,9 @@ struct reference_data {
   // The speed-of-light floor (reference_floor.hpp): how its bytes were counted and timed, or why
   // there is none; and the informative roofline (the reference's FLOPs counted in).
   std::optional<double> speed_of_light_ms;
+  // On the CPU, what the floor's transfers moved, to measure it again (reference_floor.hpp).
+  std::uint64_t floor_read = 0, floor_write = 0;
+  bool floor_read_evicted = true;
   std::string floor_basis;
   std::string no_floor;
   std::optional<double> roofline_ms;

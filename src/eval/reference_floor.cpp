@@ -69,7 +69,27 @@ std::optional<floor_bytes> ask_floor_bytes(session& s, const problem_spec& probl
   return b;
 }
 
+// The reference's worker reads and writes the floor's bytes in a timed call's conditions
+// (src/worker/host_transfers.hpp). Empty, or why not.
+std::string ask_transfers(session& s, const run_state& run, const reference_data& ref, double& read_ms,
+                          double& write_ms) {
+  answer t = s.ask(fmt::format(R"("op":"transfers","read_bytes":{},"read_evicted":{},"write_bytes":{})", ref.floor_read,
+                               ref.floor_read_evicted, ref.floor_write),
+                   {}, run.options.run_timeout * 2);
+  if (t.failure != worker_failure::none || !t.ok) return describe(t);
+  read_ms = t.doc["read_ms"].get_double().value();
+  write_ms = t.doc["write_ms"].get_double().value();
+  return {};
+}
+
 }  // namespace
+
+double floor_measured_again(const reference_data& ref, const run_state& run) {
+  double read_ms = 0, write_ms = 0;
+  if (!ref.worker || !ref.speed_of_light_ms || !ask_transfers(*ref.worker, run, ref, read_ms, write_ms).empty())
+    return ref.speed_of_light_ms.value_or(0);
+  return transfer_floor_ms(read_ms, write_ms);
+}
 
 void prepare_floor(session& s, const problem_spec& problem, const run_state& run, const std::string& device,
                    const std::optional<ceilings>& device_ceilings, double flops, reference_data& ref) {
@@ -88,14 +108,14 @@ void prepare_floor(session& s, const problem_spec& problem, const run_state& run
     return;
   }
   // The CPU: this host's least time for these bytes in a timed call's conditions.
-  answer t = s.ask(fmt::format(R"("op":"transfers","read_bytes":{},"read_evicted":{},"write_bytes":{})", bytes->read,
-                               !bytes->read_may_be_cached, bytes->write),
-                   {}, run.options.run_timeout * 2);
-  if (t.failure != worker_failure::none || !t.ok) {
-    ref.no_floor = "this host's time to move the problem's bytes could not be measured: " + describe(t);
+  ref.floor_read = bytes->read;
+  ref.floor_write = bytes->write;
+  ref.floor_read_evicted = !bytes->read_may_be_cached;
+  double read_ms = 0, write_ms = 0;
+  if (std::string why = ask_transfers(s, run, ref, read_ms, write_ms); !why.empty()) {
+    ref.no_floor = "this host's time to move the problem's bytes could not be measured: " + why;
     return;
   }
-  const double read_ms = t.doc["read_ms"].get_double().value(), write_ms = t.doc["write_ms"].get_double().value();
   ref.speed_of_light_ms = transfer_floor_ms(read_ms, write_ms);
   ref.floor_basis += fmt::format(
       "; read in {:.4g} ms and written in {:.4g} ms at best here{}, the floor {} of the "

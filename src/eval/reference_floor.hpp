@@ -27,6 +27,10 @@ struct ceilings {
 void prepare_floor(session& s, const problem_spec& problem, const run_state& run, const std::string& device,
                    const std::optional<ceilings>& device_ceilings, double flops, reference_data& ref);
 
+// The CPU's floor measured again by the reference's worker (its transfers of the same bytes), when
+// a candidate's score fell below it; the floor as it was when that cannot be done.
+double floor_measured_again(const reference_data& ref, const run_state& run);
+
 // Once the baselines are timed: a floor the reference itself ran below is not a bound for this
 // problem (speed_of_light.hpp, floor_contradiction) and is dropped, ref.no_floor saying why.
 void check_floor_against_reference(reference_data& ref);

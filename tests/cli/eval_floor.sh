@@ -3,7 +3,7 @@
 # "The speed-of-light floor" and "Verdicts"): a row scaling for torch.diag(A) @ B, far over 10x, is
 # verified against a floor from the bytes it must move (no excessive_speedup), with the share of the
 # gap closed stored and averaged by `headroom stats`; a problem's declared floor (`<stem>.toml`)
-# replaces the count; an input the outputs do not depend on is not counted; a floor the reference
+# replaces the count, and one that claims too much flags the kernel under it; an input the outputs do not depend on is not counted; a floor the reference
 # itself runs below (a slice of a large input) is dropped and says why; an algorithmic rewrite built
 # of the reference's operators on other operands is not a fallback, F.normalize for x / x.norm() is.
 # Skips (77) without Debian's CPU PyTorch.
@@ -22,6 +22,13 @@ cat >"$work/p/diag_declared.toml" <<'EOF'
 n = "numel(B)"
 [formulas]
 compulsory_bytes = "numel(A)*4 + 2*n*4"
+EOF
+# A declaration that claims 50 times the bytes: a floor between the row scaling and the matmul, which
+# flags the row scaling (and the floor measured again after its timing agrees).
+{ cat "$honest/problems/diag_matmul.py"; echo "# Its floor is overdeclared beside it."; } >"$work/p/diag_overdeclared.py"
+cat >"$work/p/diag_overdeclared.toml" <<'EOF'
+[formulas]
+compulsory_bytes = "50*numel(B)*4"
 EOF
 cat >"$work/p/first_columns.py" <<'EOF'
 # The first 8 columns of a 2048 x 4096 float32 input: the outputs depend on the input, of which a
@@ -94,6 +101,13 @@ expect = "correct"
 reasons = []
 
 [[case]]
+name = "diag_overdeclared"
+problem = "p/diag_overdeclared.py"
+candidate = "$honest/candidates/diag_row_scale.py"
+expect = "correct"
+reasons = ["below_speed_of_light"]
+
+[[case]]
 name = "first_columns"
 problem = "p/first_columns.py"
 candidate = "c/first_columns.py"
@@ -142,6 +156,12 @@ clocks diag_row_scale.py diag_matmul | grep -q "speed-of-light floor .* ms (2 of
 # The declaration replaces the count.
 clocks diag_row_scale.py diag_declared | grep -q "speed-of-light floor .* ms (declared by the problem: 8.39 MB" ||
   fail "the declared floor: $(clocks diag_row_scale.py diag_declared)"
+
+# A floor over the candidate's time flags it, and the floor measured again after its timing is kept
+# where it is lower.
+q "select reasons from evaluations where problem like '%diag_overdeclared'" |
+  grep -q "below the speed-of-light floor of .* ms (declared by the problem: 210 MB.*measured again after this timing" ||
+  fail "overdeclared: $(q "select reasons from evaluations where problem like '%diag_overdeclared'")"
 
 # The unused input is not counted.
 clocks unused_input.py unused_input | grep -q "speed-of-light floor .* ms (1 of 2 input(s) read (1.05 MB)" ||
