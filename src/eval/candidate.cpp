@@ -77,8 +77,8 @@ bool load_model(judged& j, session& s, const candidate_spec& candidate, const re
   return true;
 }
 
-// The operators the candidate's forward dispatched, from the first call of every trial: its side
-// of torch_fallback.
+// The operators the candidate's forward dispatched, each with its operands' sizes, from the first
+// call of every trial: its side of torch_fallback.
 struct dispatched_ops {
   std::set<std::string> ops;
   bool known = false;
@@ -217,7 +217,8 @@ void check_fallback(judged& j, const session& s, const reference_data& ref, cons
   if (j.failed() || !dispatched.known) return;
   if (auto ops = torch_fallback(ref.ops, dispatched.ops))
     j.flag("torch_fallback",
-           fmt::format("forward dispatched every compute operator of the reference ({}): {}",
+           fmt::format("forward dispatched every compute operator of the reference on operands of the reference's "
+                       "sizes ({}): {}",
                        s.op_record() == "dispatcher" ? "recorded by PyTorch's dispatcher, every thread"
                                                      : "recorded by a Python dispatch mode",
                        *ops));

@@ -13,8 +13,9 @@ namespace headroom::eval {
 
 enum class gate_use { none, shared, exclusive };
 
-// The use of a request, from its fields ("op":"time",...): time and ceilings measure (exclusive);
-// hello, load, inputs, run, flops and compile_baseline use the device (shared); stop uses nothing.
+// The use of a request, from its fields ("op":"time",...): time, ceilings and transfers measure
+// (exclusive); hello, load, inputs, run, flops, dependence and compile_baseline use the device
+// (shared); stop uses nothing.
 gate_use gate_use_of(std::string_view fields);
 
 // A readers-writer lock that lets a waiting writer in before readers that arrive after it: a

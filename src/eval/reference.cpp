@@ -2,7 +2,7 @@
 // inputs and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay
 // in the parent; the candidate's worker never sees them (docs/eval.md, "Processes"). Its steps, in
 // order: load the Model, the trials (the memory plan made at the first), the timing sets, the
-// device's ceilings, the baselines' timings.
+// device's ceilings, the baselines' timings with the speed-of-light floor.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "headroom/eval/check.hpp"
-#include "headroom/eval/speed_of_light.hpp"
 #include "headroom/worker/timing_stats.hpp"
 #include "headroom/util/json.hpp"
 #include "audit_tally.hpp"
@@ -257,9 +256,10 @@ void measure_ceilings(session& s, const run_state& run, const std::string& devic
 }
 
 // The baselines, timed on the sets the worker keeps: eager (and from it what the harness costs
-// around a call), its FLOPs for the speed-of-light floor, then compiled. Held timings are repeated
-// with the dispatch included, for candidates that cannot be held.
-bool time_baselines(session& s, const run_state& run, const std::string& device,
+// around a call), its FLOPs for the informative roofline and the speed-of-light floor
+// (reference_floor.hpp), then compiled; a floor either baseline ran below is dropped. Held timings
+// are repeated with the dispatch included, for candidates that cannot be held.
+bool time_baselines(session& s, const problem_spec& problem, const run_state& run, const std::string& device,
                     const std::optional<ceilings>& device_ceilings, reference_data& ref) {
   const eval_options& o = run.options;
   std::string request = timing_request(limits_of(o), ref, false, o.hold_launches);
@@ -287,15 +287,12 @@ bool time_baselines(session& s, const run_state& run, const std::string& device,
     return false;
   }
   time_dispatch(*ref.eager, ref.eager_dispatch, o.run_timeout * 10);
+  double flops = -1;
   if (device != "cpu") {
     answer f = s.ask(R"("op":"flops")", {}, o.run_timeout);
-    double flops = -1;
     if (f.failure == worker_failure::none && f.ok) flops = f.doc["flops"].get_double().value();
-    if (device_ceilings) {
-      double bytes = static_cast<double>(ref.set_input_bytes + ref.set_output_bytes);
-      ref.speed_of_light_ms = speed_of_light_ms(bytes, flops, device_ceilings->bandwidth, device_ceilings->matmul);
-    }
   }
+  prepare_floor(s, problem, run, device, device_ceilings, flops, ref);
   if (o.compiled_baseline) {
     answer c = s.ask(R"("op":"compile_baseline")", {}, o.run_timeout);
     if (c.failure == worker_failure::none && c.ok && c.doc["available"].get_bool().value()) {
@@ -306,6 +303,7 @@ bool time_baselines(session& s, const run_state& run, const std::string& device,
       }
     }
   }
+  check_floor_against_reference(ref);
   return true;
 }
 
@@ -355,7 +353,7 @@ reference_data prepare_reference(const problem_spec& problem, const run_state& r
   if (run.options.baselines) {
     if (before) before();
     measure_ceilings(s, run, device, device_ceilings);
-    if (!time_baselines(s, run, device, device_ceilings, ref)) return ref;
+    if (!time_baselines(s, problem, run, device, device_ceilings, ref)) return ref;
   }
   // Kept: the candidates' timed calls run again here to be checked (timed_calls.hpp).
   ref.worker = std::shared_ptr<session>(std::move(started));

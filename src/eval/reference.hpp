@@ -10,18 +10,12 @@
 #include "headroom/eval/job.hpp"
 #include "headroom/eval/run_state.hpp"
 #include "reference_data.hpp"
+#include "reference_floor.hpp"
 #include "session.hpp"
 #include "session_start.hpp"
 #include "trial_plan.hpp"
 
 namespace headroom::eval {
-
-// What a device can do at most, measured once per lane by its first reference worker: the
-// speed-of-light floor's denominators (speed_of_light.hpp).
-struct ceilings {
-  double bandwidth = 0;  // bytes/s, read + written
-  double matmul = 0;  // FLOP/s, dense bf16
-};
 
 // started: the problem's reference worker, already greeted (session_start::take), or null to start one here.
 // audit: take the discrimination audit as the trials pass through when they are not kept (ref.audit).

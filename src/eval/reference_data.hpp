@@ -37,13 +37,21 @@ struct reference_data {
   // The audit, when it was taken as the trials passed through (trials not kept).
   std::optional<audit_result> audit;
   // The operators of one reference forward, outermost kernels only (what a Python dispatch mode
-  // sees): the reference's side of torch_fallback.
+  // sees), each with its operands' sizes: the reference's side of torch_fallback.
   std::vector<std::string> ops;
   std::optional<record::timing_summary> eager, compiled;
   // The same timed with the dispatch included (CUDA, when eager and compiled were held): a candidate
   // whose call waits for its own stream cannot be held, and is compared with these.
   std::optional<record::timing_summary> eager_dispatch, compiled_dispatch;
+  // The speed-of-light floor (reference_floor.hpp): how its bytes were counted and timed, or why
+  // there is none; and the informative roofline (the reference's FLOPs counted in).
   std::optional<double> speed_of_light_ms;
+  // On the CPU, what the floor's transfers moved, to measure it again (reference_floor.hpp).
+  std::uint64_t floor_read = 0, floor_write = 0;
+  bool floor_read_evicted = true;
+  std::string floor_basis;
+  std::string no_floor;
+  std::optional<double> roofline_ms;
   record::environment env;
   // Per input of the timing sets: n when it is symmetric n x n (its fresh inputs stay so), else 0.
   std::vector<std::uint64_t> symmetric;

@@ -1,8 +1,9 @@
 // Per-source figures over stored evaluations. fast_p follows KernelBench: the share of *all*
 // evaluations (failures included) that are verified and faster than p, so a source is not rewarded
-// for giving up on hard problems. reference_error rows are left out of every figure: the problem
-// failed, not the candidate; so are the rows of a degenerate problem (docs/eval.md, "Degenerate
-// problems"): nothing on it tells a kernel from a trivial output.
+// for giving up on hard problems. The share of the speed-of-light gap closed is over verified
+// evaluations, as the median speedup is. reference_error rows are left out of every figure: the
+// problem failed, not the candidate; so are the rows of a degenerate problem (docs/eval.md,
+// "Degenerate problems"): nothing on it tells a kernel from a trivial output.
 #include "headroom/eval/stats.hpp"
 
 #include <algorithm>
@@ -42,6 +43,7 @@ std::vector<source_stats> summarize(const std::vector<evaluation>& rows, const s
     source_stats s;
     s.source = source;
     std::vector<double> speedups;  // verified ones
+    double gap_sum = 0;
     std::map<double, int> faster;
     for (double p : ps) faster[p] = 0;
     for (const evaluation* e : group) {
@@ -63,6 +65,10 @@ std::vector<source_stats> summarize(const std::vector<evaluation>& rows, const s
       // A zero, negative or infinite speedup is a measurement fault; it would poison the means.
       if (std::isfinite(x) && x > 0) speedups.push_back(x);
       for (auto& [p, n] : faster) n += x > p ? 1 : 0;
+      if (e->sol_gap_closed && std::isfinite(*e->sol_gap_closed)) {
+        gap_sum += std::clamp(*e->sol_gap_closed, 0.0, 1.0);
+        ++s.sol_scored;
+      }
     }
     const double n = s.evaluations;
     s.correctness_rate = n > 0 ? s.correct / n : 0;
@@ -71,6 +77,7 @@ std::vector<source_stats> summarize(const std::vector<evaluation>& rows, const s
       s.median_speedup = median(speedups);
       s.geomean_speedup = geometric_mean(speedups);
     }
+    if (s.sol_scored > 0) s.sol_gap_closed = gap_sum / s.sol_scored;
     out.push_back(std::move(s));
   }
   return out;  // std::map iterated in order: sorted by source name

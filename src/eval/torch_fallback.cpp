@@ -68,6 +68,7 @@ bool is_compute_operator(std::string_view name) {
                                                                        "zeros",
                                                                        "zeros_like"});
   static_assert(std::is_sorted(not_compute.begin(), not_compute.end()));
+  name = name.substr(0, name.find('('));
   return !name.empty() && !std::binary_search(not_compute.begin(), not_compute.end(), name);
 }
 

@@ -28,8 +28,12 @@ feedback feedback_for(const std::optional<record::evaluation>& e, std::size_t lo
     if (e->speedup_compiled) out += fmt::format("\nSpeedup over torch.compile: {:.3g}x.", *e->speedup_compiled);
     if (e->speed_of_light_ms && e->candidate_timing && e->candidate_timing->median_ms > 0)
       out += fmt::format(
-          "\nSpeed of light (bytes and FLOPs at the device's peak rates): {:.4g} ms, {:.0f}% of it reached.",
-          *e->speed_of_light_ms, 100.0 * *e->speed_of_light_ms / e->candidate_timing->median_ms);
+          "\nSpeed of light (the bytes every correct kernel moves, at this device's measured rate): {:.4g} ms, "
+          "{:.0f}% of it reached{}.",
+          *e->speed_of_light_ms, 100.0 * *e->speed_of_light_ms / e->candidate_timing->median_ms,
+          e->sol_gap_closed
+              ? fmt::format("; {:.0f}% of the gap from PyTorch eager to it closed", 100.0 * *e->sol_gap_closed)
+              : std::string());
   } else if (e->result != record::verdict::incorrect || e->reasons.empty()) {
     if (!e->log.empty()) {
       std::string tail = e->log.size() > log_chars ? "...\n" + e->log.substr(e->log.size() - log_chars) : e->log;

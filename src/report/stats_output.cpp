@@ -79,13 +79,14 @@ void write_stats_console(std::ostream& out, const std::vector<source_stats>& s) 
 
   fmt::print(out, "{:<{}}  {:>6}  {:>9}", "source", name_width, "evals", "correct %");
   for (std::size_t i = 0; i < ps.size(); ++i) fmt::print(out, "  {:>{}}", label(ps[i]), p_width[i]);
-  fmt::print(out, "  {:>8}  {:>7}  {:>7}\n", "verified", "median", "geomean");
+  fmt::print(out, "  {:>8}  {:>7}  {:>7}  {:>7}\n", "verified", "median", "geomean", "sol gap");
   for (const auto& x : s) {
     // A source whose every row is a reference_error has no rates, not rates of zero.
     const auto rate = [&](double v) { return x.evaluations > 0 ? percent(v) : std::string("-"); };
     fmt::print(out, "{:<{}}  {:>6}  {:>9}", x.source, name_width, x.evaluations, rate(x.correctness_rate));
     for (std::size_t i = 0; i < ps.size(); ++i) fmt::print(out, "  {:>{}}", rate(share(x, ps[i])), p_width[i]);
-    fmt::print(out, "  {:>8}  {:>7}  {:>7}\n", x.verified, times(x.median_speedup), times(x.geomean_speedup));
+    fmt::print(out, "  {:>8}  {:>7}  {:>7}  {:>7}\n", x.verified, times(x.median_speedup), times(x.geomean_speedup),
+               x.sol_gap_closed ? percent(*x.sol_gap_closed) : std::string("-"));
   }
   if (s.empty()) fmt::print(out, "(no evaluations)\n");
 
@@ -104,7 +105,9 @@ void write_stats_console(std::ostream& out, const std::vector<source_stats>& s) 
     fmt::print(out, "  {:<{}}  {}\n", x.source, name_width, line.empty() ? "-" : line);
   }
   fmt::print(out,
-             "fast_p: share of all evaluations that are correct, verified and faster than p times eager PyTorch.\n");
+             "fast_p: share of all evaluations that are correct, verified and faster than p times eager PyTorch.\n"
+             "sol gap: mean share of the gap from eager PyTorch to the speed-of-light floor closed, over verified "
+             "evaluations with a floor.\n");
 }
 
 void write_stats_json(std::ostream& out, const std::vector<source_stats>& s) {
@@ -124,8 +127,11 @@ void write_stats_json(std::ostream& out, const std::vector<source_stats>& s) {
     for (std::size_t k = 0; k < ps.size(); ++k) {
       fmt::print(out, "{}\"{}\": {}", k ? ", " : "", ps[k], json_number(share(x, ps[k])));
     }
-    fmt::print(out, "}}, \"verified\": {}, \"median_speedup\": {}, \"geomean_speedup\": {}, \"verdicts\": {{",
-               x.verified, json_number(x.median_speedup), json_number(x.geomean_speedup));
+    fmt::print(out,
+               "}}, \"verified\": {}, \"median_speedup\": {}, \"geomean_speedup\": {}, \"sol_scored\": {}, "
+               "\"sol_gap_closed\": {}, \"verdicts\": {{",
+               x.verified, json_number(x.median_speedup), json_number(x.geomean_speedup), x.sol_scored,
+               json_number(x.sol_gap_closed));
     const auto vs = counted_verdicts();
     for (std::size_t k = 0; k < vs.size(); ++k)
       fmt::print(out, "{}\"{}\": {}", k ? ", " : "", verdict_name(vs[k]), count(x, vs[k]));
@@ -138,7 +144,7 @@ void write_stats_csv(std::ostream& out, const std::vector<source_stats>& s) {
   const auto ps = p_values(s);
   fmt::print(out, "source,evaluations,skipped,degenerate,correct,correctness_rate");
   for (double p : ps) fmt::print(out, ",{}", label(p));
-  fmt::print(out, ",verified,median_speedup,geomean_speedup");
+  fmt::print(out, ",verified,median_speedup,geomean_speedup,sol_scored,sol_gap_closed");
   for (verdict v : counted_verdicts()) {
     if (v != verdict::correct) fmt::print(out, ",{}", verdict_name(v));
   }
@@ -147,7 +153,8 @@ void write_stats_csv(std::ostream& out, const std::vector<source_stats>& s) {
     fmt::print(out, "{},{},{},{},{},{:.6f}", csv_field(x.source), x.evaluations, x.skipped, x.degenerate, x.correct,
                x.correctness_rate);
     for (double p : ps) fmt::print(out, ",{:.6f}", share(x, p));
-    fmt::print(out, ",{},{},{}", x.verified, csv_number(x.median_speedup), csv_number(x.geomean_speedup));
+    fmt::print(out, ",{},{},{},{},{}", x.verified, csv_number(x.median_speedup), csv_number(x.geomean_speedup),
+               x.sol_scored, csv_number(x.sol_gap_closed));
     for (verdict v : counted_verdicts()) {
       if (v != verdict::correct) fmt::print(out, ",{}", count(x, v));
     }

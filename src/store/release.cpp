@@ -88,6 +88,10 @@ class fields {
     return v;
   }
   bool is_null(std::string_view key) const { return at(key).is_null(); }
+  bool has(std::string_view key) const {
+    simdjson::dom::element v;
+    return e_[key].get(v) == simdjson::SUCCESS;
+  }
   std::string text(std::string_view key) const {
     std::string_view v;
     if (at(key).get_string().get(v) != simdjson::SUCCESS) bad(fmt::format("\"{}\" is not a string", key));
@@ -164,6 +168,9 @@ evaluation evaluation_from(const fields& f) {
   e.speedup = f.optional_real("speedup");
   e.speedup_compiled = f.optional_real("speedup_compiled");
   e.speed_of_light_ms = f.optional_real("speed_of_light_ms");
+  // Since release schema version 2; absent from version 1.
+  if (f.has("roofline_ms")) e.roofline_ms = f.optional_real("roofline_ms");
+  if (f.has("sol_gap_closed")) e.sol_gap_closed = f.optional_real("sol_gap_closed");
   if (!f.is_null("paired")) {
     const fields p = f.object_at("paired");
     e.paired = record::paired_timing{static_cast<int>(p.integer("rounds")), p.real("rel_spread")};
@@ -217,6 +224,8 @@ std::string evaluation_json(const evaluation& e) {
       .real("speedup", e.speedup)
       .real("speedup_compiled", e.speedup_compiled)
       .real("speed_of_light_ms", e.speed_of_light_ms)
+      .real("roofline_ms", e.roofline_ms)
+      .real("sol_gap_closed", e.sol_gap_closed)
       .raw("paired", paired)
       .raw("errors", object()
                          .real("normwise_error", e.errors.normwise_error)

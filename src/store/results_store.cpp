@@ -34,6 +34,7 @@ CREATE TABLE evaluations (
   problem TEXT NOT NULL, problem_hash TEXT NOT NULL, checker INTEGER NOT NULL, device TEXT NOT NULL,
   verdict TEXT NOT NULL, verified INTEGER NOT NULL, reasons TEXT NOT NULL,
   speedup REAL, speedup_compiled REAL, speed_of_light_ms REAL, paired_rounds INTEGER, paired_spread REAL,
+  roofline_ms REAL, sol_gap_closed REAL,
   normwise_error REAL, max_abs_error REAL, mismatched INTEGER NOT NULL, unwritten INTEGER NOT NULL,
   trials INTEGER NOT NULL, trials_passed INTEGER NOT NULL,
   candidate_samples INTEGER, candidate_median_ms REAL, candidate_mean_ms REAL, candidate_stddev_ms REAL, candidate_min_ms REAL, candidate_max_ms REAL, candidate_rel_spread REAL, candidate_wall_median_ms REAL, candidate_score_ms REAL,
@@ -70,6 +71,10 @@ const versioned_schema& results_schema() {
               "ALTER TABLE evaluations ADD COLUMN paired_spread REAL",
               // v2 -> v3: the work queue that processes sharing the store claim jobs from.
               jobs_sql,
+              // v3 -> v4: the informative roofline and the share of the speed-of-light gap closed
+              // (docs/eval.md, "The speed-of-light floor"), NULL for evaluations made before them.
+              "ALTER TABLE evaluations ADD COLUMN roofline_ms REAL;"
+              "ALTER TABLE evaluations ADD COLUMN sol_gap_closed REAL",
           },
   };
   return schema;
@@ -78,7 +83,8 @@ const versioned_schema& results_schema() {
 // The evaluation columns in the order put_evaluation() binds and read_row() reads them.
 constexpr std::string_view evaluation_columns =
     "candidate_hash, source, candidate_path, problem, problem_hash, checker, device, verdict, verified, reasons, "
-    "speedup, speedup_compiled, speed_of_light_ms, paired_rounds, paired_spread, normwise_error, max_abs_error, mismatched, unwritten, trials, "
+    "speedup, speedup_compiled, speed_of_light_ms, paired_rounds, paired_spread, roofline_ms, sol_gap_closed, "
+    "normwise_error, max_abs_error, mismatched, unwritten, trials, "
     "trials_passed, "
     "candidate_samples, candidate_median_ms, candidate_mean_ms, candidate_stddev_ms, candidate_min_ms, "
     "candidate_max_ms, candidate_rel_spread, candidate_wall_median_ms, candidate_score_ms, "
@@ -87,7 +93,7 @@ constexpr std::string_view evaluation_columns =
     "compiled_samples, compiled_median_ms, compiled_mean_ms, compiled_stddev_ms, compiled_min_ms, compiled_max_ms, "
     "compiled_rel_spread, compiled_wall_median_ms, compiled_score_ms, "
     "gpu, driver, cuda, torch, python, host, clocks, started_at, duration_s, log";
-constexpr int evaluation_column_count = 58;
+constexpr int evaluation_column_count = 60;
 
 // INSERT ... ON CONFLICT (the key) DO UPDATE every other column: the same statement on both back ends.
 std::string upsert_evaluation_sql() {
@@ -224,6 +230,8 @@ evaluation read_row(const row& r, const std::string& store) {
     p.rel_spread = q.real();
     e.paired = p;
   }
+  e.roofline_ms = q.optional_real();
+  e.sol_gap_closed = q.optional_real();
   e.errors.normwise_error = q.real();
   e.errors.max_abs_error = q.real();
   e.errors.mismatched = q.integer();
@@ -272,6 +280,8 @@ void put_evaluation(connection& db, const evaluation& e) {
     q.null();
     q.null();
   }
+  q.real(e.roofline_ms);
+  q.real(e.sol_gap_closed);
   q.real(e.errors.normwise_error);
   q.real(e.errors.max_abs_error);
   q.integer(e.errors.mismatched);

@@ -358,6 +358,32 @@ try:
 except ImportError:  # very old torch: no Python operator record, so no torch_fallback flag without the C++ one
     _DispatchMode = None
 
+def _elements_read(t):
+    """How many elements of a tensor an operator reads: a dimension broadcast by a zero stride counts
+    once (as the C++ record counts, op_record.cpp)."""
+    try:
+        if 0 in t.shape:
+            return 0
+        n = 1
+        for size, stride in zip(t.shape, t.stride()):
+            if stride != 0:
+                n *= size
+        return n
+    except (RuntimeError, NotImplementedError):  # no strides (sparse, nested)
+        return t.numel()
+
+
+def _operand_sizes(name, args, kwargs):
+    """"name(n1,n2,...)": the operator with the elements each tensor operand reads, in argument order
+    (a list's tensors in their order), as the C++ record names it (op_record.h)."""
+    sizes = []
+    for a in list(args) + list((kwargs or {}).values()):
+        for x in (a if isinstance(a, (list, tuple)) else [a]):
+            if isinstance(x, torch.Tensor):
+                sizes.append(str(_elements_read(x)))
+    return "%s(%s)" % (name, ",".join(sizes))
+
+
 if _DispatchMode is not None:
     class _OperatorRecord(_DispatchMode):
         def __init__(self):
@@ -366,7 +392,7 @@ if _DispatchMode is not None:
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             name = func.__name__ if hasattr(func, "__name__") else str(func)
-            self.ops.add(name.split(".")[0])
+            self.ops.add(_operand_sizes(name.split(".")[0], args, kwargs))
             if not _TRACE:
                 return func(*args, **(kwargs or {}))
             _trace(f"operator {name} dispatched", _call_began)
@@ -390,7 +416,8 @@ _call_began = 0.0  # when the current call() began (the trace's operator lines c
 
 
 def call(model, inputs, record_ops):
-    """One forward call. Returns (outputs or error text, the operators it dispatched or None).
+    """One forward call. Returns (outputs or error text, the operators it dispatched, each with its
+    operands' sizes, or None).
     record_ops: under the Python operator record, which the worker asks for only when its C++
     record (op_record.h) is unavailable; the parent tells compute operators from the others."""
     global _call_began
@@ -459,6 +486,115 @@ def matmul_rate():
         end.synchronize()
         best = min(best, start.elapsed_time(end) / 10.0)
     return 2.0 * n ** 3 / (best * 1e-3)
+
+
+def replaced_input(args, at, seed):
+    """forward's arguments (a tuple) with tensor number `at` (counting tensors only) given other
+    values, for the test of which inputs the outputs depend on (docs/eval.md, "The speed-of-light
+    floor"): a floating tensor redrawn from a standard normal, an integer one reversed (its own values
+    at other places, so that indices stay in range), a bool one negated. None when there is no such
+    tensor."""
+    out, seen = list(args), 0
+    for i, x in enumerate(out):
+        if not isinstance(x, torch.Tensor):
+            continue
+        if seen == at:
+            if x.is_floating_point():
+                gen = torch.Generator(device=x.device).manual_seed(seed)
+                out[i] = torch.randn(x.shape, generator=gen, device=x.device).to(x.dtype)
+            elif x.dtype == torch.bool:
+                out[i] = ~x
+            else:
+                out[i] = x.reshape(-1).flip(0).reshape(x.shape)
+            return tuple(out)
+        seen += 1
+    return None
+
+
+def _formula_functions():
+    """The functions a problem's declared floor may call (docs/eval.md, "The speed-of-light floor";
+    the metadata of suites/dlrm-bench uses them)."""
+    def tensor(x):
+        return x if isinstance(x, torch.Tensor) else torch.tensor(x)
+
+    def distinct(*ts):
+        return int(torch.unique(torch.cat([tensor(t).reshape(-1) for t in ts])).numel())
+
+    def distinct_segments(t, sizes):
+        flat, at, total = tensor(t).reshape(-1), 0, 0
+        for n in sizes:
+            total += int(torch.unique(flat[at:at + int(n)]).numel())
+            at += int(n)
+        return total
+
+    def total(x):
+        if isinstance(x, torch.Tensor):
+            return float(x.sum()) if x.is_floating_point() else int(x.sum())
+        return sum(x)
+
+    return {
+        "numel": lambda t: int(tensor(t).numel()),
+        "size": lambda t, d: int(tensor(t).shape[int(d)]),
+        "count": len,
+        "sum": total,
+        "distinct": distinct,
+        "distinct_rows": lambda t: sum(int(torch.unique(row).numel()) for row in tensor(t)),
+        "distinct_segments": distinct_segments,
+        "lengths": lambda offsets: tensor(offsets)[1:] - tensor(offsets)[:-1],
+        "minimum": lambda t, k: torch.clamp(tensor(t), max=int(k)),
+        "square": lambda t: tensor(t).double() ** 2,
+        "mod": lambda t, k: torch.remainder(tensor(t), int(k)),
+        "mul": lambda xs, k: [x * k for x in xs],
+    }
+
+
+def _evaluate(expression, lookup, functions):
+    """Arithmetic (+ - * / // ** and parentheses), names, calls of `functions` and constant subscripts;
+    nothing else parses."""
+    import ast
+    arithmetic = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+                  ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a ** b}
+
+    def value(node):
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            return lookup(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in arithmetic:
+            return arithmetic[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
+                and not node.keywords:
+            return functions[node.func.id](*[value(a) for a in node.args])
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            return value(node.value)[node.slice.value]
+        raise ValueError("%r: %s is not allowed in a formula" % (expression, type(node).__name__))
+    return value(ast.parse(expression, mode="eval"))
+
+
+def declared_bytes(model, init_json, args, variables_json, formula):
+    """A problem's declared floor in bytes: `formula` over the constructor's arguments and forward's
+    (by their parameter names) and the declared variables (each evaluated when first named)."""
+    cls = type(model)
+    names = dict(zip(list(inspect.signature(cls.__init__).parameters)[1:], json.loads(init_json)))
+    names.update(zip(list(inspect.signature(cls.forward).parameters)[1:], args))
+    variables = json.loads(variables_json)
+    functions = _formula_functions()
+    pending = set()
+
+    def lookup(name):
+        if name in names:
+            return names[name]
+        if name not in variables or name in pending:
+            raise ValueError("%s is not a name the formula knows (or it is defined through itself)" % name)
+        pending.add(name)
+        names[name] = _evaluate(variables[name], lookup, functions)
+        pending.discard(name)
+        return names[name]
+    return int(_evaluate(formula, lookup, functions))
 
 
 def guarded_functions():

@@ -6,6 +6,7 @@
 // and disarm: while it is installed every operator takes PyTorch's slower, observed path, so timed
 // calls run without it.
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
 
 #include <atomic>
@@ -25,8 +26,11 @@ struct record {
   std::mutex mutex;
   std::set<std::string> dispatched;
   std::set<std::string> outer;
+  // The same with each operator's operand sizes: "div(2097152,512)" (operand_sizes).
+  std::set<std::string> dispatched_sized;
+  std::set<std::string> outer_sized;
   std::unordered_map<std::string, bool> composite;  // by "name.overload", as the dispatcher answered
-  std::string text[2];
+  std::string text[4];
 };
 
 // Never destroyed: an operator in flight on a thread that outlives main may still end into it.
@@ -52,6 +56,44 @@ thread_local thread_frames frames;
 
 std::string short_name(const std::string& name) { return name.rfind("aten::", 0) == 0 ? name.substr(6) : name; }
 
+// How many elements of a tensor an operator reads: a dimension broadcast by a zero stride counts once
+// (the divisor F.normalize expands to its input's shape reads one column, as the reference's
+// broadcast one does).
+std::int64_t elements_read(const at::Tensor& t) {
+  if (t.layout() != c10::kStrided) return t.numel();
+  std::int64_t n = 1;
+  const auto sizes = t.sizes();
+  const auto strides = t.strides();
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return 0;
+    if (strides[d] != 0) n *= sizes[d];
+  }
+  return n;
+}
+
+// "name(n1,n2,...)": the operator with the elements each tensor operand reads, in the order of its
+// arguments (the tensors of a list argument in their order); other arguments are left out.
+std::string operand_sizes(const std::string& name, const at::RecordFunction& fn) {
+  std::string s = name + "(";
+  bool first = true;
+  auto add = [&](const c10::IValue& v) {
+    if (!v.isTensor()) return;
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined()) return;
+    s += (first ? "" : ",") + std::to_string(elements_read(t));
+    first = false;
+  };
+  for (const c10::IValue& v : fn.inputs()) {
+    if (v.isList()) {
+      c10::List<c10::IValue> list = v.toList();
+      for (std::size_t i = 0; i < list.size(); ++i) add(list.get(i));
+    } else {
+      add(v);
+    }
+  }
+  return s + ")";
+}
+
 // Called with the record's mutex held.
 bool is_composite(record& r, const c10::OperatorName& name) {
   std::string key = name.name + "." + name.overload_name;
@@ -75,12 +117,22 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   bool kernel = false;
   if (armed.load(std::memory_order_acquire)) {
     if (auto name = fn.operator_name()) {
+      std::string s = short_name(name->name);
+      std::string sized;
+      try {
+        sized = operand_sizes(s, fn);
+      } catch (...) {
+        sized = s + "(?)";  // an operand whose sizes cannot be read: never the reference's
+      }
       record& r = state();
       std::lock_guard<std::mutex> lock(r.mutex);
       kernel = !is_composite(r, *name);
-      std::string s = short_name(name->name);
-      if (kernel && f.kernels == 0) r.outer.insert(s);
+      if (kernel && f.kernels == 0) {
+        r.outer.insert(s);
+        r.outer_sized.insert(sized);
+      }
       r.dispatched.insert(std::move(s));
+      r.dispatched_sized.insert(std::move(sized));
     }
   }
   f.kernel.push_back(kernel);
@@ -125,11 +177,14 @@ __attribute__((visibility("default"))) int headroom_op_record_arm(void) {
     std::lock_guard<std::mutex> lock(r.mutex);
     r.dispatched.clear();
     r.outer.clear();
+    r.dispatched_sized.clear();
+    r.outer_sized.clear();
   }
   generation.fetch_add(1, std::memory_order_acq_rel);
   try {
     if (handle == 0)
-      handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
+      handle = at::addGlobalCallback(
+          at::RecordFunctionCallback(on_start, on_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
   } catch (...) {
     return -1;
   }
@@ -163,11 +218,13 @@ __attribute__((visibility("default"))) int headroom_op_record_disarm(void) {
   std::lock_guard<std::mutex> lock(r.mutex);
   r.text[headroom_op_record_dispatched] = joined(r.dispatched);
   r.text[headroom_op_record_outer] = joined(r.outer);
+  r.text[headroom_op_record_dispatched_sized] = joined(r.dispatched_sized);
+  r.text[headroom_op_record_outer_sized] = joined(r.outer_sized);
   return lost;
 }
 
 __attribute__((visibility("default"))) const char* headroom_op_record_names(int which) {
-  if (which != headroom_op_record_dispatched && which != headroom_op_record_outer) return "";
+  if (which < headroom_op_record_dispatched || which > headroom_op_record_outer_sized) return "";
   return state().text[which].c_str();
 }
 

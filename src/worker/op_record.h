@@ -26,10 +26,14 @@ int headroom_op_record_disarm(void);
 // namespace keep theirs: "my_ext::relu"), valid until the next arm. headroom_op_record_dispatched:
 // every operator dispatched; headroom_op_record_outer: those a Python dispatch mode would have
 // seen, the outermost kernel of each nest (an operator that CompositeImplicitAutograd decomposes is
-// not a kernel: its parts are seen instead).
+// not a kernel: its parts are seen instead). The _sized lists name each operator with the elements
+// each of its tensor operands reads, in argument order ("div(2097152,512)"; a dimension broadcast by
+// a zero stride counts once), one line per distinct call.
 const char* headroom_op_record_names(int which);
 #define headroom_op_record_dispatched 0
 #define headroom_op_record_outer 1
+#define headroom_op_record_dispatched_sized 2
+#define headroom_op_record_outer_sized 3
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,8 @@ op_record_result op_record::disarm() const {
   int lost = disarm_();
   r.dispatched = lines(names_(headroom_op_record_dispatched));
   r.outer = lines(names_(headroom_op_record_outer));
+  r.dispatched_sized = lines(names_(headroom_op_record_dispatched_sized));
+  r.outer_sized = lines(names_(headroom_op_record_outer_sized));
   if (lost & headroom_op_record_lost_here)
     r.lost.emplace_back(lost & headroom_op_record_unchecked
                             ? "operators run on the calling thread were not recorded when forward returned (whether "

@@ -10,6 +10,9 @@ namespace headroom::worker {
 struct op_record_result {
   std::vector<std::string> dispatched;  // every operator the call dispatched, on any thread
   std::vector<std::string> outer;  // the outermost kernels (what a Python dispatch mode sees)
+  // The same, each with its operands' sizes ("div(2097152,512)": op_record.h).
+  std::vector<std::string> dispatched_sized;
+  std::vector<std::string> outer_sized;
   std::vector<std::string> lost;  // what the record's own checks found switched off
 };
 

@@ -32,6 +32,8 @@ constexpr const char* driver_functions[] = {"setup",
                                             "noop",
                                             "current_stream",
                                             "count_flops",
+                                            "replaced_input",
+                                            "declared_bytes",
                                             "matmul_rate",
                                             "guarded_functions",
                                             "changed_functions",
@@ -215,6 +217,34 @@ double python_driver::matmul_rate() {
   double mm = rate ? PyFloat_AsDouble(rate.get()) : -1;
   PyErr_Clear();
   return mm;
+}
+
+py_ref python_driver::replaced_input(const py_ref& args, std::size_t at, std::uint64_t seed) {
+  py_ref index(PyLong_FromSize_t(at));
+  py_ref seed_value(PyLong_FromUnsignedLongLong(seed));
+  py_ref replaced = call("replaced_input", {args.get(), index.get(), seed_value.get()});
+  if (!replaced || replaced.get() == Py_None) {
+    PyErr_Clear();
+    return py_ref();
+  }
+  return replaced;
+}
+
+std::optional<long long> python_driver::declared_bytes(const py_ref& model, const std::string& init_json,
+                                                       const py_ref& args, const std::string& variables_json,
+                                                       const std::string& formula, std::string& error) {
+  py_ref init = text(init_json), variables = text(variables_json), f = text(formula);
+  py_ref n = call("declared_bytes", {model.get(), init.get(), args.get(), variables.get(), f.get()});
+  if (!n) {
+    error = take_plain_error().message;
+    return std::nullopt;
+  }
+  long long bytes = PyLong_AsLongLong(n.get());
+  if (PyErr_Occurred()) {
+    error = take_plain_error().message;
+    return std::nullopt;
+  }
+  return bytes;
 }
 
 }  // namespace headroom::worker

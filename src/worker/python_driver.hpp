@@ -77,6 +77,13 @@ class python_driver {
   // flops and ceilings: none (or -1) when they cannot be counted; the error is cleared.
   std::optional<long long> count_flops(const py_ref& model, const py_ref& args_list);
   double matmul_rate();
+  // dependence: forward's argument tuple with tensor number `at` given other values
+  // (driver.replaced_input); empty when there is no such tensor or it failed (the error is cleared).
+  py_ref replaced_input(const py_ref& args, std::size_t at, std::uint64_t seed);
+  // A problem's declared floor in bytes (driver.declared_bytes), or none with `error` saying why.
+  std::optional<long long> declared_bytes(const py_ref& model, const std::string& init_json, const py_ref& args,
+                                          const std::string& variables_json, const std::string& formula,
+                                          std::string& error);
 
   // For the gateway's own files: a driver function by name (empty before import_driver), and a
   // call of one (a Python exception leaves the result empty).

@@ -27,7 +27,7 @@ request_loop::request_loop(int in_fd, int out_fd, int announce_fd, sandbox::shar
                setup_.record(), kept_}),
       timing_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_, kept_,
                announce_fd, trace_}),
-      ceilings_({dev_, channel_, python_, bridge_, sets_, problem_}) {
+      ceilings_({dev_, channel_, python_, bridge_, outputs_, sets_, problem_}) {
   channel_.on_reply_over_pending([this] { send_reply(); });
 }
 
@@ -80,6 +80,8 @@ void request_loop::handle(std::string_view op, simdjson::dom::element req, std::
   if (op == "replay") return timing_.replay(req);
   if (op == "flops") return ceilings_.flops();
   if (op == "ceilings") return ceilings_.measure();
+  if (op == "dependence") return ceilings_.dependence(req);
+  if (op == "transfers") return ceilings_.transfers(req);
   throw request_error(fmt::format("unknown request {}", op));
 }
 

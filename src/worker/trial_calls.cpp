@@ -170,11 +170,12 @@ void trial_calls::answer(simdjson::dom::element req, const made_call& made, cons
                          const std::vector<memory_span>& inputs, phase& trace) {
   py_ref outputs = python_driver::outputs_of(made.result);
   // ops: every operator the call dispatched; outer_ops: the outermost kernels (the reference's
-  // side of torch_fallback). The Python record sees only the latter, so it gives one list twice.
+  // side of torch_fallback); each with its operands' sizes (op_record.h). The Python record sees
+  // only the latter, so it gives one list twice.
   std::string ops_json = "null", outer_json = "null";
   if (made.recorded) {
-    ops_json = names_json(made.recorded->dispatched);
-    outer_json = names_json(made.recorded->outer);
+    ops_json = names_json(made.recorded->dispatched_sized);
+    outer_json = names_json(made.recorded->outer_sized);
   } else if (auto names = python_driver::operators_of(made.result)) {
     ops_json = outer_json = names_json(*names);
   }

@@ -10,7 +10,8 @@ its own persistent memory must have the right values for each call when that cal
 output is compared in float64 with a per-element bound |c - r| <= 1e-4 |r| + 1e-4 rms(r) and a
 normwise bound of 5e-5 (tighter than headroom's float32 thresholds: rtol 1e-3 and 1e-4), inputs must come
 back unchanged, and the operators each side dispatched show whether headroom's torch_fallback rule
-(every compute operator of the reference dispatched by the candidate) would apply.
+(every compute operator of the reference dispatched by the candidate on operands of the reference's
+sizes) would apply.
 
     TORCH_EXTENSIONS_DIR=/tmp/honest-ext /usr/bin/python3 suites/honest/check_plain.py [--case NAME]...
 Exit status 0 when every case checked passed.
@@ -87,13 +88,27 @@ def compare(cand, ref):
     return normwise <= 5e-5 and ratio <= 1.0, normwise, ratio
 
 
+def elements_read(t):
+    """Elements of a tensor an operator reads (a zero-stride dimension counts once), as headroom's
+    operator record counts them."""
+    if 0 in t.shape:
+        return 0
+    n = 1
+    for size, stride in zip(t.shape, t.stride()):
+        n *= size if stride != 0 else 1
+    return n
+
+
 class OpRecord(torch.utils._python_dispatch.TorchDispatchMode):
+    """Each operator with the elements its tensor operands read: "div(2097152,512)"."""
     def __init__(self):
         super().__init__()
         self.ops = set()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops.add(func.__name__.split(".")[0])
+        sizes = [str(elements_read(x)) for a in list(args) + list((kwargs or {}).values())
+                 for x in (a if isinstance(a, (list, tuple)) else [a]) if isinstance(x, torch.Tensor)]
+        self.ops.add("%s(%s)" % (func.__name__.split(".")[0], ",".join(sizes)))
         return func(*args, **(kwargs or {}))
 
 
@@ -146,7 +161,7 @@ def check_case(case, device):
                 if not ok:
                     problems.append("trial %d (distribution %d): normwise %.2e, element ratio %.2f"
                                     % (i, distribution, normwise, ratio))
-    compute = {op for op in ref_ops if op not in NOT_COMPUTE} if ref_ops else set()
+    compute = {op for op in ref_ops if op.split("(")[0] not in NOT_COMPUTE} if ref_ops else set()
     fallback = bool(compute) and compute <= (cand_ops or set())
     return problems, worst_norm, worst_ratio, fallback, sorted(compute), sorted(cand_ops or [])
 

@@ -103,7 +103,7 @@ grep -q 'No space left on device' "$tmp/err" || fail "project -o /dev/full: no r
 # stats over a results store made from the schema's golden file (it holds no evaluations, and
 # --json still has a document to write).
 sqlite3 "$tmp/results.sqlite" <"$src/tests/cpu/store/golden/results_schema.sql" &&
-  sqlite3 "$tmp/results.sqlite" "INSERT INTO headroom_meta VALUES ('kind', 'eval-results'), ('schema_version', '3'), ('created_by', 'test')" ||
+  sqlite3 "$tmp/results.sqlite" "INSERT INTO headroom_meta VALUES ('kind', 'eval-results'), ('schema_version', '4'), ('created_by', 'test')" ||
   fail "no results store to read"
 expect 0 "$bin" stats "$tmp/results.sqlite" --json -o "$tmp/stats.json"
 grep -q '"sources": \[\]' "$tmp/stats.json" || fail "stats of an empty store: $(cat "$tmp/stats.json")"

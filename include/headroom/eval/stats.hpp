@@ -20,6 +20,11 @@ struct source_stats {
   int verified = 0;  // correct, timed, no disqualifying flag
   std::optional<double> median_speedup;  // over verified speedups (finite and positive ones)
   std::optional<double> geomean_speedup;
+  // The share of the speed-of-light gap closed (SOL-ExecBench's score, docs/eval-results.md): the mean
+  // over verified evaluations with a floor of each one's share, within [0, 1] (a kernel slower than
+  // eager closes none of the gap); none when no verified evaluation has a floor.
+  int sol_scored = 0;
+  std::optional<double> sol_gap_closed;
   std::map<std::string, int> verdicts;  // verdict name -> count (reference_error is in `skipped`)
 };
 

@@ -54,7 +54,16 @@ struct evaluation {
   std::optional<double> speedup;  // eager score / candidate score, or paired rounds' median ratio
   std::optional<paired_timing> paired;  // set when paired rounds gave the speedup
   std::optional<double> speedup_compiled;
-  std::optional<double> speed_of_light_ms;  // the floor from bytes and FLOPs; none on CPU
+  // The speed-of-light floor: the least time of any correct kernel, from the bytes every one moves
+  // (docs/eval.md, "The speed-of-light floor"); none when it could not be had.
+  std::optional<double> speed_of_light_ms;
+  // The roofline of the reference's work: its FLOPs over the device's matmul rate, or the floor's
+  // bytes over its bandwidth, whichever is longer (informative: a kernel doing less work runs below
+  // it); none on the CPU or when unknown.
+  std::optional<double> roofline_ms;
+  // The share of the gap from eager PyTorch to the floor that the candidate closed (SOL-ExecBench's
+  // SOL score): 0 at eager's time, 1 at the floor, negative when slower than eager.
+  std::optional<double> sol_gap_closed;
   environment env;
   int checker = 0;  // eval::checker_version at evaluation time
   std::string started_at;  // ISO 8601 UTC

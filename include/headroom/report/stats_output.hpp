@@ -8,7 +8,7 @@
 
 namespace headroom::report {
 
-inline constexpr int stats_json_schema_version = 1;
+inline constexpr int stats_json_schema_version = 2;
 
 // The fast_p columns are the p values of the summaries (default_fast_p() when there are none).
 void write_stats_console(std::ostream& out, const std::vector<eval::source_stats>& s);

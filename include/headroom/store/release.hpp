@@ -12,7 +12,7 @@
 
 namespace headroom::store {
 
-inline constexpr int release_schema_version = 1;
+inline constexpr int release_schema_version = 2;
 inline constexpr std::string_view release_kind = "headroom-eval-release";
 
 struct release_counts {

@@ -16,7 +16,7 @@
 
 namespace headroom::store {
 
-inline constexpr int results_schema_version = 3;
+inline constexpr int results_schema_version = 4;
 
 using record::evaluation;
 

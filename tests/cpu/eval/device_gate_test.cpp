@@ -17,8 +17,11 @@ namespace {
 TEST(DeviceGate, MeasuringRequestsAreExclusiveAndDeviceWorkIsShared) {
   EXPECT_EQ(gate_use_of(R"("op":"time","sets":[],"warmup":3)"), gate_use::exclusive);
   EXPECT_EQ(gate_use_of(R"("op":"ceilings")"), gate_use::exclusive);
+  EXPECT_EQ(gate_use_of(R"("op":"transfers","read_bytes":4096,"read_evicted":true,"write_bytes":4096)"),
+            gate_use::exclusive);
   for (const char* op : {R"("op":"run","inputs":[])", R"("op":"inputs","seed":1)", R"("op":"hello","nonce":"x")",
-                         R"("op":"load","path":"p")", R"("op":"flops","inputs":[])", R"("op":"compile_baseline")"}) {
+                         R"("op":"load","path":"p")", R"("op":"flops","inputs":[])", R"("op":"compile_baseline")",
+                         R"("op":"dependence","seed":7)"}) {
     EXPECT_EQ(gate_use_of(op), gate_use::shared) << op;
   }
   EXPECT_EQ(gate_use_of(R"("op":"stop")"), gate_use::none);

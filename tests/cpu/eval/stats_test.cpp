@@ -23,18 +23,24 @@ namespace {
 //   verified speedups 2.0, 1.2, 0.5 and a 1.2 with an informative flag; a correct 3.0 flagged
 //   other_stream_work (not verified);
 //   a correct row without a speedup (timing failed); incorrect; compile_error.
-// Source "claude/level1": verified 1.0 and 4.0 (an even count: the median is their mean), runtime_error.
+//   Shares of the speed-of-light gap closed: 0.6 on the 2.0, -0.1 on the 1.2 (slower than eager by
+//   the paired timing), 0.9 on the flagged 3.0 (not verified: not counted).
+// Source "claude/level1": verified 1.0 and 4.0 (an even count: the median is their mean), runtime_error;
+//   a share of 1.2 on the 4.0 (the score just under the floor the flag compared it with).
 // Source "zz-broken": only reference_error rows.
 // They are given out of order: summaries come back sorted by source.
 std::vector<record::evaluation> hand_built() {
   std::vector<record::evaluation> rows;
   rows.push_back(row("zz-broken", "z1", verdict::reference_error));
   rows.push_back(row("gpt-5/level1", "g1", verdict::correct, 2.0));
+  rows.back().sol_gap_closed = 0.6;
   rows.push_back(row("claude/level1", "c1", verdict::correct, 1.0));
   rows.push_back(row("gpt-5/level1", "g2", verdict::correct, 1.2));
+  rows.back().sol_gap_closed = -0.1;
   rows.push_back(row("gpt-5/level1", "g3", verdict::correct, 0.5));
   auto flagged = row("gpt-5/level1", "g4", verdict::correct, 3.0);
   flagged.reasons = {{"other_stream_work", "wall clock 40% over events"}};
+  flagged.sol_gap_closed = 0.9;
   rows.push_back(flagged);
   auto advisory = row("gpt-5/level1", "g4b", verdict::correct, 1.2);  // an informative flag: still verified
   advisory.reasons = {{"timed_outputs_unchecked", "the reference could not run the timed calls again"}};
@@ -46,6 +52,7 @@ std::vector<record::evaluation> hand_built() {
   rows.push_back(row("gpt-5/level1", "g7", verdict::compile_error));
   rows.push_back(row("gpt-5/level1", "g8", verdict::reference_error, 9.0));
   rows.push_back(row("claude/level1", "c2", verdict::correct, 4.0));
+  rows.back().sol_gap_closed = 1.2;
   rows.push_back(row("claude/level1", "c3", verdict::runtime_error));
   rows.push_back(row("zz-broken", "z2", verdict::reference_error));
   return rows;
@@ -135,6 +142,18 @@ TEST(Stats, MedianAndGeometricMeanAreOverVerifiedSpeedups) {
   const auto& claude = s[0];
   EXPECT_DOUBLE_EQ(*claude.median_speedup, 2.5);  // (1 + 4) / 2
   EXPECT_NEAR(*claude.geomean_speedup, 2.0, 1e-12);  // sqrt(1 * 4)
+}
+
+TEST(Stats, TheSpeedOfLightGapIsClosedOverVerifiedEvaluationsWithAFloor) {
+  const auto s = summarized();
+  const auto& gpt = s[1];
+  EXPECT_EQ(gpt.sol_scored, 2);  // the 2.0 and the 1.2; not the flagged 3.0
+  ASSERT_TRUE(gpt.sol_gap_closed);
+  EXPECT_DOUBLE_EQ(*gpt.sol_gap_closed, (0.6 + 0.0) / 2);  // slower than eager: none of the gap
+  const auto& claude = s[0];
+  EXPECT_EQ(claude.sol_scored, 1);
+  EXPECT_DOUBLE_EQ(*claude.sol_gap_closed, 1.0);  // at most the whole gap
+  EXPECT_FALSE(s[2].sol_gap_closed.has_value());  // no floor anywhere: no figure, not zero
 }
 
 TEST(Stats, AskedForPValuesAreTheOnlyOnesReported) {

@@ -103,9 +103,12 @@ TEST(Feedback, ACorrectKernelShowsItsSpeedupAndSpeedOfLight) {
   e.eager_timing = headroom::record::timing_summary{};
   e.eager_timing->median_ms = 0.36;
   e.speed_of_light_ms = 0.05;
-  const auto f = feedback_for(e);
+  auto f = feedback_for(e);
   EXPECT_THAT(f.evaluation, HasSubstr("Speedup over PyTorch eager: 1.8x (0.2 ms per call against 0.36 ms)."));
   EXPECT_THAT(f.evaluation, HasSubstr("0.05 ms, 25% of it reached."));
+  e.sol_gap_closed = (0.36 - 0.2) / (0.36 - 0.05);
+  f = feedback_for(e);
+  EXPECT_THAT(f.evaluation, HasSubstr("0.05 ms, 25% of it reached; 52% of the gap from PyTorch eager to it closed."));
   EXPECT_EQ(f.request, "keep it correct and make it faster.");
 }
 

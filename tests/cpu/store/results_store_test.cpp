@@ -95,6 +95,8 @@ void expect_same(const record::evaluation& a, const record::evaluation& b) {
   EXPECT_EQ(a.speedup, b.speedup);
   EXPECT_EQ(a.speedup_compiled, b.speedup_compiled);
   EXPECT_EQ(a.speed_of_light_ms, b.speed_of_light_ms);
+  EXPECT_EQ(a.roofline_ms, b.roofline_ms);
+  EXPECT_EQ(a.sol_gap_closed, b.sol_gap_closed);
   ASSERT_EQ(a.paired.has_value(), b.paired.has_value());
   if (a.paired) {
     EXPECT_EQ(a.paired->rounds, b.paired->rounds);
@@ -126,6 +128,8 @@ record::evaluation full_row() {
   e.compiled_timing->rel_spread = 0.0031;
   e.speedup_compiled = 1.4537;
   e.speed_of_light_ms = 0.0093;
+  e.roofline_ms = 0.0311;
+  e.sol_gap_closed = 0.5317;
   e.paired = record::paired_timing{6, 0.0172};
   e.env = {"cuda:1",      "NVIDIA H200", "570.124.06", "12.8",
            "2.7.1+cu128", "3.12.9",      "node-17",    "sm 1980 MHz, mem 3201 MHz"};
@@ -396,6 +400,7 @@ TEST_P(ResultsStoreOn, MigratesAVersionOneStore) {
   }
   exec(path,
        "ALTER TABLE evaluations DROP COLUMN paired_rounds; ALTER TABLE evaluations DROP COLUMN paired_spread; "
+       "ALTER TABLE evaluations DROP COLUMN roofline_ms; ALTER TABLE evaluations DROP COLUMN sol_gap_closed; "
        "DROP TABLE jobs");
   set_meta(path, "schema_version", "1");
   {
@@ -418,6 +423,40 @@ TEST_P(ResultsStoreOn, MigratesAVersionOneStore) {
   ASSERT_EQ(rows.size(), 2u);
   expect_same(rows[0], old_row);
   expect_same(rows[1], paired_row);
+}
+
+// A version-3 store (before the roofline and the share of the speed-of-light gap closed): its rows
+// read back without them, and once written to it takes rows with them.
+TEST_P(ResultsStoreOn, MigratesAVersionThreeStore) {
+  scratch_store s(GetParam(), "results-v3");
+  const auto path = s.location();
+  auto old_row = row("a", "before", verdict::correct, 3.5);
+  old_row.speed_of_light_ms = 0.012;
+  {
+    results_store store(path);
+    store.put(old_row);
+  }
+  exec(path, "ALTER TABLE evaluations DROP COLUMN roofline_ms; ALTER TABLE evaluations DROP COLUMN sol_gap_closed");
+  set_meta(path, "schema_version", "3");
+  {
+    results_store store(path, results_store::access::read_only);
+    const auto rows = store.evaluations();
+    ASSERT_EQ(rows.size(), 1u);
+    expect_same(rows[0], old_row);
+  }
+  auto new_row = row("b", "after", verdict::correct, 3.5);
+  new_row.speed_of_light_ms = 0.012;
+  new_row.roofline_ms = 0.25;
+  new_row.sol_gap_closed = 0.71;
+  {
+    results_store store(path);
+    store.put(new_row);
+  }
+  EXPECT_EQ(meta(path, "schema_version"), std::to_string(store::results_schema_version));
+  const auto rows = results_store(path, results_store::access::read_only).evaluations();
+  ASSERT_EQ(rows.size(), 2u);
+  expect_same(rows[0], old_row);
+  expect_same(rows[1], new_row);
 }
 
 TEST_P(ResultsStoreOn, RefusesADatabaseThatIsNotAResultsStore) {

@@ -1,4 +1,4 @@
--- results store schema v3
+-- results store schema v4
 CREATE TABLE candidates (hash TEXT PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL);
 CREATE TABLE evaluations (
   id INTEGER PRIMARY KEY,
@@ -6,6 +6,7 @@ CREATE TABLE evaluations (
   problem TEXT NOT NULL, problem_hash TEXT NOT NULL, checker INTEGER NOT NULL, device TEXT NOT NULL,
   verdict TEXT NOT NULL, verified INTEGER NOT NULL, reasons TEXT NOT NULL,
   speedup REAL, speedup_compiled REAL, speed_of_light_ms REAL, paired_rounds INTEGER, paired_spread REAL,
+  roofline_ms REAL, sol_gap_closed REAL,
   normwise_error REAL, max_abs_error REAL, mismatched INTEGER NOT NULL, unwritten INTEGER NOT NULL,
   trials INTEGER NOT NULL, trials_passed INTEGER NOT NULL,
   candidate_samples INTEGER, candidate_median_ms REAL, candidate_mean_ms REAL, candidate_stddev_ms REAL, candidate_min_ms REAL, candidate_max_ms REAL, candidate_rel_spread REAL, candidate_wall_median_ms REAL, candidate_score_ms REAL,
