@@ -154,13 +154,13 @@ clocks diag_row_scale.py diag_matmul | grep -q "speed-of-light floor .* ms (2 of
   fail "diag_row_scale's floor basis: $(clocks diag_row_scale.py diag_matmul)"
 
 # The declaration replaces the count.
-clocks diag_row_scale.py diag_declared | grep -q "speed-of-light floor .* ms (declared by the problem: 8.39 MB" ||
+clocks diag_row_scale.py diag_declared | grep -q "speed-of-light floor .* ms (declared by the problem: 2.1 MB" ||
   fail "the declared floor: $(clocks diag_row_scale.py diag_declared)"
 
 # A floor over the candidate's time flags it, and the floor measured again after its timing is kept
 # where it is lower.
 q "select reasons from evaluations where problem like '%diag_overdeclared'" |
-  grep -q "below the speed-of-light floor of .* ms (declared by the problem: 210 MB.*measured again after this timing" ||
+  grep -q "below the speed-of-light floor of .* ms (declared by the problem: 52.4 MB.*measured again after this timing" ||
   fail "overdeclared: $(q "select reasons from evaluations where problem like '%diag_overdeclared'")"
 
 # The unused input is not counted.
