@@ -4,8 +4,8 @@
 # rewrites that do less work than the reference, persistent output buffers, library calls, fused
 # epilogues, float32 math done differently, C++ extensions), and each must be judged correct with no
 # disqualifying flag: no false rejections. Skips (77) without Debian's CPU PyTorch.
-# Not registered with ctest yet (tests/cli/CMakeLists.txt leaves it out): today's harness refuses some of
-# these kernels (suites/honest/README.md says which and why).
+# Not registered with ctest yet (tests/cli/CMakeLists.txt leaves it out); suites/honest/README.md says
+# what it found and when.
 set -uo pipefail
 headroom=$1
 src=$2
