@@ -15,6 +15,7 @@
 #include "headroom/eval/run_state.hpp"
 #include "headroom/util/json.hpp"
 #include "reference.hpp"
+#include "trial_plan.hpp"
 
 namespace headroom::eval {
 
@@ -128,7 +129,11 @@ audit_result audit_tally::result(const std::string& problem_id) const {
       f.equals_reference = true;
     }
     if (!f.applicable) f.passes_ours = f.passes_legacy_1e2 = f.passes_legacy_1e4 = false;
-    if (out.degenerate.empty() && trivial_fake(f.name) && (f.passes_ours || f.equals_reference))
+    // A fake that passes every trial says the problem cannot tell it from a kernel only once the
+    // trials drew every input distribution: ReLU of inputs drawn in [0, 1) is the input itself until
+    // the normal draw (trial 2); fewer trials leave the fake's PASS in the table, not the verdict.
+    if (out.degenerate.empty() && trials_ >= trial_distributions && trivial_fake(f.name) &&
+        (f.passes_ours || f.equals_reference))
       out.degenerate = fmt::format("the fake output '{}' {} on all {} trials", f.name,
                                    f.equals_reference ? "equals the reference's output" : "passes the check", trials_);
     out.fakes.push_back(f);

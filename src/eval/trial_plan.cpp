@@ -11,6 +11,6 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index) {
   return (z ^ (z >> 31)) & 0x7fffffffffffull;
 }
 
-int trial_distribution(int index) { return index < 4 ? index : 0; }
+int trial_distribution(int index) { return index < trial_distributions ? index : 0; }
 
 }  // namespace headroom::eval

@@ -20,5 +20,7 @@ std::uint64_t trial_seed(std::uint64_t run_seed, int index);
 // Trial `index`'s input distribution (docs/eval.md, "Correctness"): 0 (the problem's own inputs),
 // then shifted and scaled, normal, outliers.
 int trial_distribution(int index);
+// How many distributions there are: trials 0 to this - 1 draw each once.
+inline constexpr int trial_distributions = 4;
 
 }  // namespace headroom::eval

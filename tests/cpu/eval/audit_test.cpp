@@ -101,13 +101,31 @@ TEST(Audit, AnOutputThatDoesNotDependOnTheInputsIsDegenerate) {
   EXPECT_NE(audit_json(r).find(R"("degenerate":"the reference's output is the same)"), std::string::npos);
 }
 
-TEST(Audit, ATrivialFakeThatEqualsTheAnswerMakesItDegenerateEvenOnOneTrial) {
+// ReLU of inputs that happen to be positive on every trial run: the input itself is the answer.
+reference_data relu_of_positive_inputs(int trials) {
   reference_data ref;
-  ref.trials = {trial({0, 0, 0, 0}, {4})};
-  audit_result r = audit_reference("zeros", ref);
-  EXPECT_NE(r.degenerate.find("'zeros' equals the reference's output on all 1 trials"), std::string::npos)
-      << r.degenerate;
-  EXPECT_FALSE(r.discriminating());
+  for (int i = 0; i < trials; ++i) {
+    trial_data t;
+    std::vector<double> x{0.25 + i, 0.5, 1.0 + i, 0.125};
+    t.inputs.push_back(make_tensor(dtype::f32, {4}, x));
+    t.outputs.push_back(make_tensor(dtype::f32, {4}, x));
+    ref.trials.push_back(t);
+  }
+  return ref;
+}
+
+TEST(Audit, ATrivialFakeDecidesOnlyOnceEveryInputDistributionIsDrawn) {
+  // Two trials (the problem's own draw and a shifted one) can both be positive for ReLU, which a
+  // normal draw would not: the passthrough's PASS stays in the table, the problem is not called
+  // degenerate.
+  audit_result two = audit_reference("relu", relu_of_positive_inputs(2));
+  EXPECT_TRUE(fake(two, "passthrough").equals_reference);
+  EXPECT_TRUE(two.degenerate.empty()) << two.degenerate;
+  // Every distribution drawn and the input still the answer: nothing can tell a kernel from it.
+  audit_result four = audit_reference("relu", relu_of_positive_inputs(4));
+  EXPECT_NE(four.degenerate.find("'passthrough' equals the reference's output on all 4 trials"), std::string::npos)
+      << four.degenerate;
+  EXPECT_FALSE(four.discriminating());
 }
 
 TEST(Audit, AnOrdinaryProblemIsNotDegenerate) {
