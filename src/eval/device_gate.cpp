@@ -11,9 +11,8 @@ gate_use gate_use_of(std::string_view fields) {
   if (at == std::string_view::npos) return gate_use::none;
   std::string_view op = fields.substr(at + key.size());
   op = op.substr(0, op.find('"'));
-  if (op == "time" || op == "ceilings" || op == "transfers") return gate_use::exclusive;
-  if (op == "stop") return gate_use::none;
-  return gate_use::shared;  // hello, load, inputs, run, flops, dependence, compile_baseline, replay, and anything new
+  const worker::request_kind* kind = worker::find_request(op);
+  return kind ? kind->use : gate_use::shared;
 }
 
 void device_gate::lock_shared() {

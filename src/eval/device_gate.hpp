@@ -9,13 +9,14 @@
 #include <string>
 #include <string_view>
 
+#include "headroom/worker/requests.hpp"
+
 namespace headroom::eval {
 
-enum class gate_use { none, shared, exclusive };
+using gate_use = worker::device_use;
 
-// The use of a request, from its fields ("op":"time",...): time, ceilings and transfers measure
-// (exclusive); hello, load, inputs, run, flops, dependence and compile_baseline use the device
-// (shared); stop uses nothing.
+// The use of a request, from its fields ("op":"time",...), as include/headroom/worker/requests.hpp
+// lists it; an op not listed there is taken as shared (the worker refuses it), no op at all as none.
 gate_use gate_use_of(std::string_view fields);
 
 // A readers-writer lock that lets a waiting writer in before readers that arrive after it: a

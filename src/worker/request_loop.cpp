@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "headroom/worker/requests.hpp"
 #include "worker/process_memory.hpp"
 #include "worker/request_error.hpp"
 
@@ -66,6 +67,7 @@ int request_loop::serve() {
 }
 
 void request_loop::handle(std::string_view op, simdjson::dom::element req, std::vector<std::byte>& payload) {
+  if (!find_request(op)) throw request_error(fmt::format("unknown request {}", op));
   if (op == "hello") return setup_.hello(req);
   if (op == "load") {
     kept_.clear();  // a new model keeps nothing yet
@@ -82,7 +84,7 @@ void request_loop::handle(std::string_view op, simdjson::dom::element req, std::
   if (op == "ceilings") return ceilings_.measure();
   if (op == "dependence") return ceilings_.dependence(req);
   if (op == "transfers") return ceilings_.transfers(req);
-  throw request_error(fmt::format("unknown request {}", op));
+  throw request_error(fmt::format("request {} is listed (requests.hpp) but not served here", op));
 }
 
 void request_loop::send_reply() {

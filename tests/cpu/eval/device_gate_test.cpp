@@ -1,6 +1,7 @@
 // The device gate that lets several evaluations share a GPU while each measurement runs alone.
 #include "eval/device_gate.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -24,8 +25,17 @@ TEST(DeviceGate, MeasuringRequestsAreExclusiveAndDeviceWorkIsShared) {
                          R"("op":"dependence","seed":7)"}) {
     EXPECT_EQ(gate_use_of(op), gate_use::shared) << op;
   }
-  EXPECT_EQ(gate_use_of(R"("op":"stop")"), gate_use::none);
+  EXPECT_EQ(gate_use_of(R"("op":"bye")"), gate_use::none);
   EXPECT_EQ(gate_use_of("no op at all"), gate_use::none);
+  EXPECT_EQ(gate_use_of(R"("op":"not_a_request")"), gate_use::shared);
+}
+
+// Every listed request is gated as the list says, and the list names each op once.
+TEST(DeviceGate, FollowsTheWorkersListOfRequests) {
+  for (const worker::request_kind& r : worker::requests) {
+    EXPECT_EQ(gate_use_of(fmt::format(R"("op":"{}","x":1)", r.op)), r.use) << r.op;
+    EXPECT_EQ(worker::find_request(r.op), &r) << r.op;
+  }
 }
 
 TEST(DeviceGate, OneGatePerDevice) {
