@@ -1,21 +1,24 @@
 // The release format (docs/releases.md): one JSON object a line. The first is the header; then every
 // problem, every candidate, every evaluation, each a line of its own with a "record" field saying
 // which. Numbers are written in the shortest form that reads back as the same double; a NaN or an
-// infinity, which JSON cannot hold, as the strings "NaN", "Infinity", "-Infinity".
+// infinity, which JSON cannot hold, as the strings "NaN", "Infinity", "-Infinity". An evaluation's
+// keys are the results store's columns (evaluation_columns.cpp), each in the part of the object
+// that its column names; evaluation_json() lays the parts out.
 #include "headroom/store/release.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
+#include <variant>
 
+#include "evaluation_columns.hpp"
 #include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 
 namespace headroom::store {
-
-using record::timing_summary;
 
 namespace {
 
@@ -61,19 +64,51 @@ class object {
   std::string out_ = "{";
 };
 
-std::string timing_json(const std::optional<timing_summary>& t) {
-  if (!t) return "null";
-  return object()
-      .integer("samples", t->samples)
-      .real("median_ms", t->median_ms)
-      .real("mean_ms", t->mean_ms)
-      .real("stddev_ms", t->stddev_ms)
-      .real("min_ms", t->min_ms)
-      .real("max_ms", t->max_ms)
-      .real("rel_spread", t->rel_spread)
-      .real("wall_median_ms", t->wall_median_ms)
-      .real("score_ms", t->score_ms)
-      .done();
+// One column's cell under its key.
+void write_cell(object& o, const evaluation_column& c, const cell& v) {
+  const std::string_view key = c.release_key;
+  switch (c.kind) {
+    case column_kind::text:
+      o.text(key, std::get<std::string>(v));
+      return;
+    case column_kind::json:
+      o.raw(key, std::get<std::string>(v));
+      return;
+    case column_kind::integer:
+    case column_kind::group_integer:
+      o.integer(key, std::get<std::int64_t>(v));
+      return;
+    case column_kind::flag:
+      o.boolean(key, std::get<std::int64_t>(v) != 0);
+      return;
+    case column_kind::real:
+    case column_kind::group_real:
+      o.real(key, std::get<double>(v));
+      return;
+    case column_kind::optional_real:
+      o.real(key, std::holds_alternative<double>(v) ? std::optional<double>(std::get<double>(v)) : std::nullopt);
+      return;
+  }
+}
+
+// Writes the columns of one part of the evaluation object into `o`; false, writing nothing, for a
+// group that is not there.
+bool write_part(object& o, const evaluation& e, release_part part) {
+  bool first = true;
+  for (const evaluation_column& c : evaluation_columns()) {
+    if (c.part != part) continue;
+    const cell v = c.get(e);
+    if (first && in_group(c.kind) && std::holds_alternative<std::monostate>(v)) return false;
+    first = false;
+    write_cell(o, c, v);
+  }
+  return true;
+}
+
+// One part of the evaluation object as an object of its own: null for a group that is not there.
+std::string part_object(const evaluation& e, release_part part) {
+  object o;
+  return write_part(o, e, part) ? o.done() : "null";
 }
 
 // Reading ---------------------------------------------------------------------------------------
@@ -131,129 +166,78 @@ class fields {
   std::string where_;
 };
 
-std::optional<timing_summary> timing_from(const fields& f, std::string_view key) {
+// One column's cell from its part of the evaluation object (none: a group written as null).
+cell read_cell(const std::optional<fields>& f, const evaluation_column& c) {
+  if (!f) return {};
+  const std::string_view key = c.release_key;
+  if (c.release_since > 1 && !f->has(key)) return {};  // a release older than the column
+  switch (c.kind) {
+    case column_kind::text:
+      return f->text(key);
+    case column_kind::json: {
+      const simdjson::dom::element v = f->at(key);
+      if (!v.is_array()) f->bad(fmt::format("\"{}\" is not an array", key));
+      return simdjson::minify(v);
+    }
+    case column_kind::integer:
+    case column_kind::group_integer:
+      return f->integer(key);
+    case column_kind::flag:
+      return {};  // derived from the rest, not read back
+    case column_kind::real:
+    case column_kind::group_real:
+      return f->real(key);
+    case column_kind::optional_real:
+      return f->is_null(key) ? cell() : cell(f->real(key));
+  }
+  return {};
+}
+
+// Reads the columns of one part of the evaluation object from `f` (none: a group written as null).
+void read_part(const std::optional<fields>& f, std::string_view where, evaluation& e, release_part part) {
+  for (const evaluation_column& c : evaluation_columns())
+    if (c.part == part) c.set(e, read_cell(f, c), where);
+}
+
+// A group's object, or none where it is null.
+std::optional<fields> group_at(const fields& f, std::string_view key) {
   if (f.is_null(key)) return std::nullopt;
-  const fields t = f.object_at(key);
-  timing_summary s;
-  s.samples = static_cast<int>(t.integer("samples"));
-  s.median_ms = t.real("median_ms");
-  s.mean_ms = t.real("mean_ms");
-  s.stddev_ms = t.real("stddev_ms");
-  s.min_ms = t.real("min_ms");
-  s.max_ms = t.real("max_ms");
-  s.rel_spread = t.real("rel_spread");
-  s.wall_median_ms = t.real("wall_median_ms");
-  s.score_ms = t.real("score_ms");
-  return s;
+  return f.object_at(key);
 }
 
 evaluation evaluation_from(const fields& f) {
+  using enum release_part;
   evaluation e;
-  e.candidate_hash = f.text("candidate_hash");
-  e.source = f.text("source");
-  e.candidate_path = f.text("candidate_path");
-  e.problem = f.text("problem");
-  e.problem_hash = f.text("problem_hash");
-  e.checker = static_cast<int>(f.integer("checker"));
-  const std::string v = f.text("verdict");
-  const auto parsed = record::parse_verdict(v);
-  if (!parsed) f.bad(fmt::format("unknown verdict \"{}\"", v));
-  e.result = *parsed;
-  simdjson::dom::array reasons;
-  if (f.at("reasons").get_array().get(reasons) != simdjson::SUCCESS) f.bad("\"reasons\" is not an array");
-  for (simdjson::dom::element r : reasons) {
-    const fields rf(r, f.where());
-    e.reasons.push_back({rf.text("code"), rf.text("detail")});
-  }
-  e.speedup = f.optional_real("speedup");
-  e.speedup_compiled = f.optional_real("speedup_compiled");
-  e.speed_of_light_ms = f.optional_real("speed_of_light_ms");
-  // Since release schema version 2; absent from version 1.
-  if (f.has("roofline_ms")) e.roofline_ms = f.optional_real("roofline_ms");
-  if (f.has("sol_gap_closed")) e.sol_gap_closed = f.optional_real("sol_gap_closed");
-  if (!f.is_null("paired")) {
-    const fields p = f.object_at("paired");
-    e.paired = record::paired_timing{static_cast<int>(p.integer("rounds")), p.real("rel_spread")};
-  }
-  const fields err = f.object_at("errors");
-  e.errors.normwise_error = err.real("normwise_error");
-  e.errors.max_abs_error = err.real("max_abs_error");
-  e.errors.mismatched = err.integer("mismatched");
-  e.errors.unwritten = err.integer("unwritten");
-  e.errors.trials = static_cast<int>(err.integer("trials"));
-  e.errors.trials_passed = static_cast<int>(err.integer("trials_passed"));
-  const fields t = f.object_at("timing");
-  e.candidate_timing = timing_from(t, "candidate");
-  e.eager_timing = timing_from(t, "eager");
-  e.compiled_timing = timing_from(t, "compiled");
-  const fields env = f.object_at("environment");
-  e.env.device = env.text("device");
-  e.env.gpu = env.text("gpu");
-  e.env.driver = env.text("driver");
-  e.env.cuda = env.text("cuda");
-  e.env.torch = env.text("torch");
-  e.env.python = env.text("python");
-  e.env.host = env.text("host");
-  e.env.clocks = env.text("clocks");
-  e.started_at = f.text("started_at");
-  e.duration_s = f.real("duration_s");
-  e.log = f.text("log");
+  const std::string& where = f.where();
+  const fields timing = f.object_at("timing");
+  read_part(f, where, e, head);
+  read_part(group_at(f, "paired"), where, e, paired);
+  read_part(f.object_at("errors"), where, e, errors);
+  read_part(group_at(timing, "candidate"), where, e, candidate_timing);
+  read_part(group_at(timing, "eager"), where, e, eager_timing);
+  read_part(group_at(timing, "compiled"), where, e, compiled_timing);
+  read_part(f.object_at("environment"), where, e, environment);
+  read_part(f, where, e, tail);
   return e;
 }
 
 }  // namespace
 
 std::string evaluation_json(const evaluation& e) {
-  std::string reasons = "[";
-  for (const auto& r : e.reasons)
-    reasons += (reasons.size() > 1 ? ", " : "") + object().text("code", r.code).text("detail", r.detail).done();
-  reasons += "]";
-  const std::string paired =
-      e.paired ? object().integer("rounds", e.paired->rounds).real("rel_spread", e.paired->rel_spread).done() : "null";
-  return object()
-      .text("record", "evaluation")
-      .text("candidate_hash", e.candidate_hash)
-      .text("source", e.source)
-      .text("candidate_path", e.candidate_path)
-      .text("problem", e.problem)
-      .text("problem_hash", e.problem_hash)
-      .integer("checker", e.checker)
-      .text("verdict", record::verdict_name(e.result))
-      .boolean("verified", verified(e))
-      .raw("reasons", reasons)
-      .real("speedup", e.speedup)
-      .real("speedup_compiled", e.speedup_compiled)
-      .real("speed_of_light_ms", e.speed_of_light_ms)
-      .real("roofline_ms", e.roofline_ms)
-      .real("sol_gap_closed", e.sol_gap_closed)
-      .raw("paired", paired)
-      .raw("errors", object()
-                         .real("normwise_error", e.errors.normwise_error)
-                         .real("max_abs_error", e.errors.max_abs_error)
-                         .integer("mismatched", e.errors.mismatched)
-                         .integer("unwritten", e.errors.unwritten)
-                         .integer("trials", e.errors.trials)
-                         .integer("trials_passed", e.errors.trials_passed)
-                         .done())
+  using enum release_part;
+  object o;
+  o.text("record", "evaluation");
+  write_part(o, e, head);
+  o.raw("paired", part_object(e, paired))
+      .raw("errors", part_object(e, errors))
       .raw("timing", object()
-                         .raw("candidate", timing_json(e.candidate_timing))
-                         .raw("eager", timing_json(e.eager_timing))
-                         .raw("compiled", timing_json(e.compiled_timing))
+                         .raw("candidate", part_object(e, candidate_timing))
+                         .raw("eager", part_object(e, eager_timing))
+                         .raw("compiled", part_object(e, compiled_timing))
                          .done())
-      .raw("environment", object()
-                              .text("device", e.env.device)
-                              .text("gpu", e.env.gpu)
-                              .text("driver", e.env.driver)
-                              .text("cuda", e.env.cuda)
-                              .text("torch", e.env.torch)
-                              .text("python", e.env.python)
-                              .text("host", e.env.host)
-                              .text("clocks", e.env.clocks)
-                              .done())
-      .text("started_at", e.started_at)
-      .real("duration_s", e.duration_s)
-      .text("log", e.log)
-      .done();
+      .raw("environment", part_object(e, environment));
+  write_part(o, e, tail);
+  return o.done();
 }
 
 evaluation evaluation_from_json(std::string_view line, const std::string& where) {

@@ -2,6 +2,8 @@
 // The answer of a worker's timing request: what the timing loop measured (docs/eval.md, "Timing").
 // The worker computes it (worker/timing_stats.hpp) and every evaluation record keeps three of them.
 #include <string>
+#include <string_view>
+#include <variant>
 
 namespace headroom::record {
 
@@ -17,7 +19,7 @@ struct timing_summary {
   double wall_median_ms = 0;  // device-synchronised host wall clock per call, minus an empty call's
   double score_ms = 0;  // what speedups use: median_ms, or each call until the device was done
       // with it when other streams ran past the timed one (hidden work)
-  // Not stored as columns (the evaluation's `clocks` text and reasons say how it was timed):
+  // Not among kept_timing_statistics (the evaluation's `clocks` and reasons say how it was timed):
   double host_median_ms = 0;  // the call itself on the host (its dispatch and launches)
   double tail_median_ms = 0;  // the device busy past the timed stream's end, minus an empty call's
   bool held = false;  // launches held behind a gate: device time, not host dispatch, was timed
@@ -28,6 +30,25 @@ struct timing_summary {
   std::string hold_mechanism;  // how they were held: "stream wait", or "host function" (the fallback)
   // The events' median: device_median_ms, or median_ms from a worker that did not report it.
   double events_median_ms() const { return device_median_ms > 0 ? device_median_ms : median_ms; }
+};
+
+// One statistic that every evaluation keeps of each of its three timings: a results-store column
+// per timing (candidate_median_ms, eager_median_ms, compiled_median_ms) and a key of a release's
+// timing objects, both named `name`.
+struct timing_statistic {
+  std::string_view name;
+  std::variant<int timing_summary::*, double timing_summary::*> member;
+};
+
+// The statistics kept, in the order of their columns and keys. A new one is a field above and an
+// entry here: the store and releases take their columns and keys from this list (what else a kept
+// one needs: docs/architecture.md, "A reader's tour", change 3).
+inline constexpr timing_statistic kept_timing_statistics[] = {
+    {"samples", &timing_summary::samples},       {"median_ms", &timing_summary::median_ms},
+    {"mean_ms", &timing_summary::mean_ms},       {"stddev_ms", &timing_summary::stddev_ms},
+    {"min_ms", &timing_summary::min_ms},         {"max_ms", &timing_summary::max_ms},
+    {"rel_spread", &timing_summary::rel_spread}, {"wall_median_ms", &timing_summary::wall_median_ms},
+    {"score_ms", &timing_summary::score_ms},
 };
 
 }  // namespace headroom::record

@@ -1,0 +1,43 @@
+// The evaluations table's columns (src/store/evaluation_columns.hpp), from which the store's table
+// and a release's evaluation object are made: what a new column must satisfy before either works.
+#include "evaluation_columns.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "store/full_evaluation.hpp"
+
+using namespace headroom;
+using store::column_kind;
+using store::evaluation_columns;
+
+TEST(EvaluationColumns, NamesAndReleaseKeysAreDistinct) {
+  std::set<std::string> names;
+  std::set<std::pair<store::release_part, std::string>> keys;
+  for (const auto& c : evaluation_columns()) {
+    EXPECT_TRUE(names.insert(c.name).second) << "two columns named " << c.name;
+    EXPECT_TRUE(keys.insert({c.part, c.release_key}).second) << "two columns under the release key " << c.release_key;
+  }
+}
+
+// The round-trip tests (results_store_test.cpp, release_test.cpp) prove a column only where full_row
+// gives it a value of its own: every column but the derived `verified` must differ there from a
+// default evaluation's.
+TEST(EvaluationColumns, FullRowSetsEveryColumn) {
+  const record::evaluation full = test::full_row(), none;
+  for (const auto& c : evaluation_columns()) {
+    if (c.kind == column_kind::flag) continue;
+    EXPECT_NE(c.get(full), c.get(none)) << c.name << ": set it in full_row (tests/cpu/store/full_evaluation.hpp)";
+  }
+}
+
+// Each column puts back into an evaluation what it takes from one, groups included.
+TEST(EvaluationColumns, EachColumnPutsBackWhatItTakes) {
+  const record::evaluation full = test::full_row();
+  record::evaluation copy;
+  for (const auto& c : evaluation_columns()) c.set(copy, c.get(full), "test");
+  test::expect_same(copy, full);
+}
