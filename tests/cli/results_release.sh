@@ -62,7 +62,9 @@ store_sum=$(sha256sum <"$work/imported.sqlite")
 [[ $? -eq 2 && -s "$work/self.err" ]] || fail "export over its own store: $(cat "$work/self.err")"
 [[ $(sha256sum <"$work/imported.sqlite") == "$store_sum" ]] || fail "export over its own store changed the store"
 "$headroom" reverify --db "$work/imported.sqlite" "${common[@]}" >"$work/same.txt" 2>"$work/same.err" || fail "reverify: $(tail -5 "$work/same.err")"
-grep -q "^4 evaluation(s) reverified under checker v1; 0 verdict(s) changed" "$work/same.txt" || fail "round trip: $(cat "$work/same.txt")"
+grep -q "^4 evaluation(s) reverified under checker v[0-9]*; 0 verdict(s) changed" "$work/same.txt" || fail "round trip: $(cat "$work/same.txt")"
+# The checker version that judges now (eval/check.hpp's checker_version), as reverify names it.
+checker=$(sed -n 's/^4 evaluation(s) reverified under checker v\([0-9]*\);.*/\1/p' "$work/same.txt")
 
 # A KernelBench run that judged all but one of them correct: our checker overturns two.
 kb="$work/kb"
@@ -93,7 +95,7 @@ JSON
 "$headroom" reverify --db "$work/kb.sqlite" "${common[@]}" >"$work/kb-reverify.txt" 2>"$work/kb-reverify.err" ||
   fail "reverify KernelBench: $(tail -5 "$work/kb-reverify.err")"
 cat "$work/kb-reverify.txt"
-grep -q "^4 evaluation(s) reverified under checker v1; 2 verdict(s) changed" "$work/kb-reverify.txt" || fail "KernelBench reverify"
+grep -q "^4 evaluation(s) reverified under checker v$checker; 2 verdict(s) changed" "$work/kb-reverify.txt" || fail "KernelBench reverify"
 grep -q "level_1_problem_1_sample_0_kernel.py *correct (imported) *incorrect *mismatch" "$work/kb-reverify.txt" || fail "zeros not overturned"
 grep -q "level_1_problem_2_sample_0_kernel.py *correct (imported) *incorrect *mismatch" "$work/kb-reverify.txt" || fail "identity not overturned"
 
@@ -111,8 +113,8 @@ open(sys.argv[2], "w").write("\n".join(out) + "\n")
 PY
 "$headroom" results import "$work/lax.jsonl" --db "$lax_url" 2>/dev/null || fail "import of the lax release failed"
 "$headroom" reverify --db "$lax_url" "${common[@]}" >"$work/lax-reverify.txt" 2>/dev/null || fail "reverify of the lax release failed"
-grep -q "^4 evaluation(s) reverified under checker v1; 2 verdict(s) changed" "$work/lax-reverify.txt" || fail "lax release: $(cat "$work/lax-reverify.txt")"
-[[ $(psql -qtAX "$lax_url" -c "select count(*) from evaluations where checker = 1") -eq 4 ]] ||
+grep -q "^4 evaluation(s) reverified under checker v$checker; 2 verdict(s) changed" "$work/lax-reverify.txt" || fail "lax release: $(cat "$work/lax-reverify.txt")"
+[[ $(psql -qtAX "$lax_url" -c "select count(*) from evaluations where checker = $checker") -eq 4 ]] ||
   fail "reverify did not store its verdicts in the PostgreSQL store"
 
 # A release cut short is refused whole; so is a file that is not a release.

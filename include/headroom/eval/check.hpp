@@ -12,7 +12,12 @@
 
 namespace headroom::eval {
 
-inline constexpr int checker_version = 1;
+// The version of the judge that gives a verdict, stored with it (docs/eval-results.md, "Identity and versions"): a
+// newer one adds rows beside the older ones, and `headroom reverify` judges stored candidates again.
+// 2: degenerate problems flagged, outputs the candidate keeps judged on their values, the
+// speed-of-light floor from the bytes a kernel must move (on the CPU too), torch_fallback on the
+// reference's operand sizes.
+inline constexpr int checker_version = 2;
 
 struct thresholds {
   double normwise;  // ||c - r||_2 / ||r||_2 must not exceed this
