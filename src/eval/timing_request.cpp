@@ -1,6 +1,9 @@
 // Timing requests and their answers' summaries (timing_request.hpp).
 #include "timing_request.hpp"
 
+#include <type_traits>
+#include <variant>
+
 #include <fmt/format.h>
 
 namespace headroom::eval {
@@ -25,15 +28,15 @@ std::string keep_heap(const reference_data& ref) { return fmt::format(R"("keep_h
 
 timing_summary parse_timing(simdjson::dom::element t) {
   timing_summary s;
-  s.samples = static_cast<int>(t["samples"].get_int64().value());
-  s.median_ms = t["median_ms"].get_double().value();
-  s.mean_ms = t["mean_ms"].get_double().value();
-  s.stddev_ms = t["stddev_ms"].get_double().value();
-  s.min_ms = t["min_ms"].get_double().value();
-  s.max_ms = t["max_ms"].get_double().value();
-  s.rel_spread = t["rel_spread"].get_double().value();
-  s.wall_median_ms = t["wall_median_ms"].get_double().value();
-  s.score_ms = t["score_ms"].get_double().value();
+  // The kept statistics, each required, by the list the worker wrote them from.
+  for (const record::timing_statistic& st : record::kept_timing_statistics)
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<decltype(member), int timing_summary::*>)
+            s.*member = static_cast<int>(t[st.name].get_int64().value());
+          else s.*member = t[st.name].get_double().value();
+        },
+        st.member);
   if (t["host_median_ms"].get_double().get(s.host_median_ms)) s.host_median_ms = 0;
   if (t["tail_median_ms"].get_double().get(s.tail_median_ms)) s.tail_median_ms = 0;
   if (t["held"].get_bool().get(s.held)) s.held = false;

@@ -341,12 +341,11 @@ void timing_loop::timed_run::answer() {
                  warm_calls, s.samples, faulted_samples, s.median_ms);
   p.channel.reply(
       fmt::format(
-          R"("ok":true,"timing":{{"samples":{},"median_ms":{},"mean_ms":{},"stddev_ms":{},"min_ms":{},"max_ms":{},"rel_spread":{},"wall_median_ms":{},"score_ms":{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"kept_calls":{},"calls":[{}],"checked":[{}],"tampered":{})",
-          s.samples, s.median_ms, s.mean_ms, s.stddev_ms, s.min_ms, s.max_ms, s.rel_spread, s.wall_median_ms,
-          s.score_ms, s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms, s.device_cost_ms,
-          json_string(hold ? p.dev->hold_mechanism() : std::string()), hold_timeouts, empty.wall_ms, empty.tail_ms,
-          clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), warm_calls, faulted_samples, kept_calls,
-          calls, checked, p.python.tampered_json()),
+          R"("ok":true,"timing":{{{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"kept_calls":{},"calls":[{}],"checked":[{}],"tampered":{})",
+          record::kept_statistics_json(s), s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms,
+          s.device_cost_ms, json_string(hold ? p.dev->hold_mechanism() : std::string()), hold_timeouts, empty.wall_ms,
+          empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), warm_calls,
+          faulted_samples, kept_calls, calls, checked, p.python.tampered_json()),
       p.memory.outputs());
 }
 

@@ -51,4 +51,9 @@ inline constexpr timing_statistic kept_timing_statistics[] = {
     {"score_ms", &timing_summary::score_ms},
 };
 
+// The kept statistics of s as the members of a JSON object, in the list's order
+// ("samples":10,"median_ms":1.5,...): what a worker's timing answer begins with and the parent
+// reads back by the same list (src/eval/timing_request.cpp).
+std::string kept_statistics_json(const timing_summary& s);
+
 }  // namespace headroom::record

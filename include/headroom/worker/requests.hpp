@@ -11,8 +11,8 @@
 namespace headroom::worker {
 
 enum class device_use {
-  none,       // touches no device (ends the worker)
-  shared,     // puts work on the device or reads it back, alongside other evaluations' requests
+  none,  // touches no device (ends the worker)
+  shared,  // puts work on the device or reads it back, alongside other evaluations' requests
   exclusive,  // measures: the device alone, every other candidate's sandbox frozen
 };
 
@@ -22,20 +22,20 @@ struct request_kind {
 };
 
 inline constexpr std::array<request_kind, 14> requests{{
-    {"hello", device_use::shared},             // starts the runtime, checks the nonce
-    {"load", device_use::shared},              // imports a module and constructs its Model
-    {"inputs", device_use::shared},            // draws a trial's inputs
-    {"run", device_use::shared},               // one forward call on the drawn or sent inputs
-    {"set", device_use::shared},               // keeps a timing set sent by the parent
-    {"get_set", device_use::shared},           // sends a kept timing set back
+    {"hello", device_use::shared},  // starts the runtime, checks the nonce
+    {"load", device_use::shared},  // imports a module and constructs its Model
+    {"inputs", device_use::shared},  // draws a trial's inputs
+    {"run", device_use::shared},  // one forward call on the drawn or sent inputs
+    {"set", device_use::shared},  // keeps a timing set sent by the parent
+    {"get_set", device_use::shared},  // sends a kept timing set back
     {"compile_baseline", device_use::shared},  // wraps the Model in torch.compile
-    {"replay", device_use::shared},            // runs timed calls again for their outputs
-    {"flops", device_use::shared},             // counts the forward's operations
-    {"dependence", device_use::shared},        // which inputs the outputs depend on
-    {"time", device_use::exclusive},           // timed calls
-    {"ceilings", device_use::exclusive},       // the device's peak rates
-    {"transfers", device_use::exclusive},      // copy times of a problem's bytes
-    {"bye", device_use::none},                 // ends the request loop
+    {"replay", device_use::shared},  // runs timed calls again for their outputs
+    {"flops", device_use::shared},  // counts the forward's operations
+    {"dependence", device_use::shared},  // which inputs the outputs depend on
+    {"time", device_use::exclusive},  // timed calls
+    {"ceilings", device_use::exclusive},  // the device's peak rates
+    {"transfers", device_use::exclusive},  // copy times of a problem's bytes
+    {"bye", device_use::none},  // ends the request loop
 }};
 
 // The request named by op, or nullptr.
