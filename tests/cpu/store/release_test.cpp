@@ -4,13 +4,12 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "eval/results_rows.hpp"
+#include "golden.hpp"
 #include "headroom/store/release.hpp"
 #include "headroom/util/error.hpp"
 #include "store/full_evaluation.hpp"
@@ -56,16 +55,7 @@ std::string without_key(std::string json, const std::string& key) {
 TEST(Release, EvaluationObjectsMatchGolden) {
   std::string text;
   for (const auto& e : shapes()) text += evaluation_json(e) + "\n";
-  const std::string golden = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/store/golden/release_evaluations.jsonl";
-  if (std::getenv("HEADROOM_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(golden) << text;
-    GTEST_SKIP() << "rewrote " << golden;
-  }
-  std::ifstream in(golden);
-  ASSERT_TRUE(in) << "missing golden file " << golden;
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(text, want.str());
+  test::expect_golden(text, std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/store/golden/release_evaluations.jsonl");
 }
 
 TEST(Release, EveryEvaluationFieldRoundTrips) {

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "eval/results_rows.hpp"
+#include "golden.hpp"
 #include "headroom/store/results_store.hpp"
 #include "headroom/store/sqlite.hpp"
 #include "headroom/util/error.hpp"
@@ -482,16 +482,7 @@ TEST(ResultsStore, SchemaMatchesGolden) {
   sqlite::database db(path, sqlite::open_mode::read_only);
   auto s = db.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name");
   while (s.step()) text += std::string(s.text(0)) + ";\n";
-  const std::string golden = std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/store/golden/results_schema.sql";
-  if (std::getenv("HEADROOM_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(golden) << text;
-    GTEST_SKIP() << "rewrote " << golden;
-  }
-  std::ifstream in(golden);
-  ASSERT_TRUE(in) << "missing golden file " << golden;
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(text, want.str());
+  test::expect_golden(text, std::string(HEADROOM_SOURCE_DIR) + "/tests/cpu/store/golden/results_schema.sql");
 }
 
 // Processes started together on a shared store nobody created yet: one creates the schema, the
