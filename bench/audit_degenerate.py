@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""The degenerate problems in `headroom audit --json` output (docs/eval.md, "Degenerate problems"):
+`bench/audit_degenerate.py AUDIT.json` prints how many problems were audited and, for each one the
+audit calls degenerate, its name and why. Reads the audit's object ({"schema_version", "problems"})
+or one such object a line (`headroom eval --audit-to` appends one row a problem)."""
+import json
+import sys
+
+
+def rows_of(text):
+    text = text.strip()
+    if not text:
+        return []
+    try:
+        docs = [json.loads(text)]
+    except json.JSONDecodeError:
+        docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = []
+    for d in docs:
+        rows.extend(d["problems"] if isinstance(d, dict) and "problems" in d else [d])
+    return rows
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench/audit_degenerate.py AUDIT.json")
+    with open(sys.argv[1]) as f:
+        rows = rows_of(f.read())
+    degenerate = [(r.get("problem"), r["degenerate"]) for r in rows if r.get("degenerate")]
+    errors = [r.get("problem") for r in rows if r.get("error")]
+    print(f"{len(rows)} problem(s) audited, {len(degenerate)} degenerate, {len(errors)} with a reference error")
+    for problem, why in degenerate:
+        print(f"  {problem}: {why}")
+
+
+if __name__ == "__main__":
+    main()
