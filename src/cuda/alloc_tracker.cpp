@@ -23,6 +23,9 @@ namespace {
 
 // A trace entry's stream, whichever of these types this PyTorch keeps it as.
 [[maybe_unused]] cudaStream_t raw_stream(cudaStream_t s) { return s; }
+// PyTorch 2.11 keeps it as an untyped pointer (the trace entry moved to c10/core's device-generic
+// allocator): the CUDA stream it points to.
+[[maybe_unused]] cudaStream_t raw_stream(void* s) { return static_cast<cudaStream_t>(s); }
 [[maybe_unused]] cudaStream_t raw_stream(const c10::cuda::CUDAStream& s) { return s.stream(); }
 [[maybe_unused]] cudaStream_t raw_stream(const c10::Stream& s) {
   return c10::cuda::CUDAStream(c10::cuda::CUDAStream::UNCHECKED, s).stream();
