@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "headroom/worker/gpu_idle.hpp"
 #include "worker/parent_channel.hpp"
 #include "worker/request_error.hpp"
 
@@ -20,6 +19,12 @@ namespace {
 constexpr double longest_settle_ms = 60000;
 }  // namespace
 
+idle_check wait_for_idle(device& d, idle_watch& watch, double settle_ms) {
+  d.synchronize();
+  return watch.check([&d] { return probe_once([&d] { return d.round_trip_ms(); }); }, [] { return host_ms(); },
+                     settle_ms);
+}
+
 void idle_probe::probe(simdjson::dom::element req) {
   if (!p_.dev) throw request_error("no device yet: hello comes first");
   device& d = *p_.dev;
@@ -28,10 +33,8 @@ void idle_probe::probe(simdjson::dom::element req) {
   double settle_ms = busy_settle_ms;
   if (req["settle_ms"].get_double().get(settle_ms)) settle_ms = busy_settle_ms;
   settle_ms = std::clamp(settle_ms, 0.0, longest_settle_ms);
-  d.synchronize();
   idle_watch watch;
-  const idle_check c =
-      watch.check([&d] { return probe_once([&d] { return d.round_trip_ms(); }); }, [] { return host_ms(); }, settle_ms);
+  const idle_check c = wait_for_idle(d, watch, settle_ms);
   // Every process with a context on the device but this worker: the reference's own is no suspect.
   std::string pids;
   const auto self = static_cast<std::uint64_t>(getpid());

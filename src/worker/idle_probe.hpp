@@ -8,10 +8,17 @@
 #include <simdjson.h>
 
 #include "headroom/worker/device.hpp"
+#include "headroom/worker/gpu_idle.hpp"
 
 namespace headroom::worker {
 
 class parent_channel;
+
+// The GPU `d` synchronised, then probed by `watch` (gpu_idle.hpp), a busy probe taken again for up
+// to `settle_ms`: with this worker's own work done first, the round trips wait only for other
+// contexts' (a frozen candidate's children, another process). Before every timed call, and for
+// the probe request.
+idle_check wait_for_idle(device& d, idle_watch& watch, double settle_ms = busy_settle_ms);
 
 class idle_probe {
  public:

@@ -11,10 +11,10 @@
 #include "headroom/sandbox/announcements.hpp"
 #include "headroom/util/json.hpp"
 #include "headroom/worker/fresh_inputs.hpp"
-#include "headroom/worker/gpu_idle.hpp"
 #include "worker/allocation_watch.hpp"
 #include "worker/call_outputs.hpp"
 #include "worker/error_replies.hpp"
+#include "worker/idle_probe.hpp"
 #include "worker/kept_outputs.hpp"
 #include "worker/loaded_problem.hpp"
 #include "worker/parent_channel.hpp"
@@ -240,13 +240,8 @@ timing_loop::timed_run::step timing_loop::timed_run::call(int i) {
 }
 
 bool timing_loop::timed_run::idle_before_call(int i) {
-  device& d = *p.dev;
-  if (!d.is_cuda()) return true;
-  // The flush and the fresh inputs done first: the round trip then waits for nothing of this
-  // worker's, only for other contexts' work (a frozen candidate's children, another process).
-  d.synchronize();
-  const idle_check c =
-      idle.check([&d] { return probe_once([&d] { return d.round_trip_ms(); }); }, [] { return host_ms(); });
+  if (!p.dev->is_cuda()) return true;
+  const idle_check c = wait_for_idle(*p.dev, idle);  // the flush and the fresh inputs done first
   probe_ms = c.probe_ms;
   if (c.quiet) return true;
   // Nothing of this request is kept: timed now, the call would be slowed by work that is not its

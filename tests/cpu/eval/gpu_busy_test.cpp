@@ -63,6 +63,7 @@ TEST(GpuBusy, TheTrustedProbeIsReadWithTheProcessesHoldingTheGpu) {
   EXPECT_TRUE(p.answered);
   EXPECT_FALSE(p.quiet);
   EXPECT_DOUBLE_EQ(p.probe_ms, 1.7);
+  EXPECT_DOUBLE_EQ(p.waited_ms, 10000);  // written "10000": an integer in the JSON
   ASSERT_EQ(p.pids.size(), 2u);
   EXPECT_EQ(p.pids[0], 4242u);
   answer died;
