@@ -1,5 +1,6 @@
 // A CUDA GPU as the worker's device (include/headroom/worker/device.hpp): memory from cudaMalloc,
-// copies staged through pinned buffers, the L2 flush, events, held launches and NVML clocks.
+// copies staged through pinned buffers, the L2 flush, events, held launches, the idle probe's round
+// trip, and through NVML the clocks and the processes that hold a context.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -15,10 +16,12 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "fresh_inputs.hpp"
+#include "idle_probe.hpp"
 #include "poison_pattern.hpp"
 #include "headroom/cuda/cuda_try.hpp"
 #include "headroom/cuda/hold_watchdog.hpp"
@@ -121,14 +124,25 @@ void CUDART_CB wait_at_gate(void* p) {
   while (g->word->load(std::memory_order_acquire) == 0) std::this_thread::yield();
 }
 
-// Clocks through NVML, opened at run time (it ships with the driver, not the toolkit). The device is
-// found by PCI bus id, so CUDA_VISIBLE_DEVICES renumbering does not matter.
+// Clocks and compute processes through NVML, opened at run time (it ships with the driver, not the
+// toolkit). The device is found by PCI bus id, so CUDA_VISIBLE_DEVICES renumbering does not matter.
 struct nvml {
   void* dev = nullptr;
   int (*clock)(void*, int, unsigned*) = nullptr;
   int (*max_clock)(void*, int, unsigned*) = nullptr;
   int (*driver)(char*, unsigned) = nullptr;
+  int (*compute_processes)(void*, unsigned*, void*) = nullptr;  // null in drivers before 450
 };
+
+// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v3 fills it (no nvml.h is needed to
+// build: NVML is opened at run time).
+struct nvml_process_info {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+constexpr int nvml_insufficient_size = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 
 class cuda_device final : public worker::device {
  public:
@@ -206,6 +220,14 @@ class cuda_device final : public worker::device {
     if (!gate_) return "";
     return gate_->wait_value ? "stream wait" : "host function";
   }
+  double round_trip_ms() override {
+    auto stream = reinterpret_cast<cudaStream_t>(stream_);
+    const double began = worker::host_ms();
+    HEADROOM_CUDA_TRY(launch_idle_probe(stream));
+    HEADROOM_CUDA_TRY(cudaStreamSynchronize(stream));
+    return worker::host_ms() - began;
+  }
+  std::vector<std::uint64_t> context_pids() override;
   double copy_bandwidth() override;
   std::string driver_version() override {
     int v = 0;
@@ -387,12 +409,33 @@ nvml* cuda_device::open_nvml() {
   n->clock = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
   n->max_clock = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
   n->driver = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+  n->compute_processes =
+      reinterpret_cast<int (*)(void*, unsigned*, void*)>(dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3"));
   char bus[64] = {};
   if (!init || !by_bus || !n->clock || init() != 0 || cudaDeviceGetPCIBusId(bus, sizeof bus, index_) != cudaSuccess ||
       by_bus(bus, &n->dev) != 0)
     return nullptr;
   nvml_ = n.release();
   return nvml_;
+}
+
+std::vector<std::uint64_t> cuda_device::context_pids() {
+  std::vector<std::uint64_t> pids;
+  nvml* n = open_nvml();
+  if (!n || !n->compute_processes) return pids;
+  std::vector<nvml_process_info> infos(64);
+  for (int attempt = 0; attempt < 3; ++attempt) {  // processes may start between the calls
+    auto count = static_cast<unsigned>(infos.size());
+    const int r = n->compute_processes(n->dev, &count, infos.data());
+    if (r == nvml_insufficient_size) {
+      infos.resize(count + 16);
+      continue;
+    }
+    if (r != 0) return pids;
+    for (unsigned i = 0; i < count; ++i) pids.push_back(infos[i].pid);
+    return pids;
+  }
+  return pids;
 }
 
 std::string cuda_device::clocks() {

@@ -1,6 +1,8 @@
 // The timing half of a candidate's evaluation (docs/eval.md, "Timing"): the candidate's worker times
 // it on the reference's timing sets, the timed outputs come back to be compared, the speedups against
 // the baselines timed the same way, and paired rounds when the host's speed could set the outcome.
+// A measurement that found the GPU busy ends it: the candidate is blamed for work its processes left
+// there, or nothing is timed (gpu_busy.hpp).
 #include "candidate_timing.hpp"
 
 #include <algorithm>
@@ -11,7 +13,9 @@
 #include <fmt/ranges.h>
 
 #include "headroom/eval/speed_of_light.hpp"
+#include "headroom/util/error.hpp"
 #include "headroom/worker/timing_stats.hpp"
+#include "gpu_busy.hpp"
 #include "paired.hpp"
 #include "reference_floor.hpp"
 #include "timing_request.hpp"
@@ -45,6 +49,7 @@ struct timing_check {
   bool unconfirmed_flagged = false;
 
   bool operator()(answer& a) {
+    throw_if_busy(a, "the candidate's timing");
     if (a.failure != worker_failure::none || !a.ok) {
       fail_request(j, a, "timing", s);
       return false;
@@ -189,9 +194,9 @@ void judge_speed(judged& j, const reference_data& ref, const run_state& run, con
                           ref.no_floor.empty() ? "none measured" : ref.no_floor);
 }
 
-}  // namespace
-
-void time_candidate(judged& j, session& s, const reference_data& ref, const run_state& run, const std::string& device) {
+// The candidate timed, its timed outputs checked, its speedups.
+void time_and_compare(judged& j, session& s, const reference_data& ref, const run_state& run,
+                      const std::string& device) {
   evaluation& e = j.e;
   timing_check check(j, s, ref, run);
   check.sketch_seed = std::random_device{}() | 1u;
@@ -223,6 +228,34 @@ void time_candidate(judged& j, session& s, const reference_data& ref, const run_
       pair_speedup(j, s, ref, run, device, t, check);
   }
   if (!j.failed() && t.score_ms > 0) judge_speed(j, ref, run, device, t);
+}
+
+// A measurement found the GPU busy: the candidate's sandbox is ended, every process of it, and the
+// reference's worker probes the GPU. Idle then, the candidate's processes had left the work there
+// (gpu_left_busy); still busy, or not known, something else keeps the GPU, and nothing is timed:
+// the run ends with that error, this evaluation not stored (gpu_busy.hpp).
+void blame_or_refuse(judged& j, session& s, const reference_data& ref, const run_state& run, const busy_report& seen) {
+  s.stop();
+  idle_proof after;
+  if (ref.worker) after = probe_gpu(*ref.worker, ended_sandbox_settle_ms, run.options.run_timeout);
+  else after.failure = "the reference's worker is gone";
+  busy_judgment judged_busy = judge_busy_gpu(seen, after);
+  if (!judged_busy.candidate_blamed) throw input_error(judged_busy.detail);
+  evaluation& e = j.e;
+  e.speedup.reset();
+  e.speedup_compiled.reset();
+  e.paired.reset();
+  j.fail(verdict::incorrect, "gpu_left_busy", judged_busy.detail);
+}
+
+}  // namespace
+
+void time_candidate(judged& j, session& s, const reference_data& ref, const run_state& run, const std::string& device) {
+  try {
+    time_and_compare(j, s, ref, run, device);
+  } catch (const gpu_busy_seen& busy) {
+    blame_or_refuse(j, s, ref, run, busy.report());
+  }
 }
 
 }  // namespace headroom::eval

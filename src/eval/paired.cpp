@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "headroom/worker/timing_stats.hpp"
+#include "gpu_busy.hpp"
 #include "timing_request.hpp"
 
 namespace headroom::eval {
@@ -207,6 +208,7 @@ paired_result time_paired(session& candidate, const reference_data& ref, const r
   // round's ratio of 1.9 came of it).
   {
     answer w = other.ask(reference_request, {}, run.options.run_timeout * 10);
+    throw_if_busy(w, "the reference's warm-up turn of the paired rounds");
     if (w.failure != worker_failure::none || !w.ok) {
       failed.error = "the reference's warm-up turn failed: " + describe(w);
       return failed;
@@ -227,6 +229,7 @@ paired_result time_paired(session& candidate, const reference_data& ref, const r
   };
   auto reference_turn = [&]() -> std::optional<paired_turn> {
     answer a = other.ask(reference_request, {}, run.options.run_timeout * 10);
+    throw_if_busy(a, "a paired round's reference turn");
     if (a.failure != worker_failure::none || !a.ok) return std::nullopt;
     return turn_of(a);
   };
@@ -248,6 +251,7 @@ paired_result time_paired(session& candidate, const reference_data& ref, const r
         failed.candidate_failed = true;
         return failed;
       }
+      throw_if_busy(r, "the reference's side of the alternating calls");
       if (r.failure != worker_failure::none || !r.ok) {
         failed.error = "the reference's alternating timing failed: " + describe(r);
         return failed;

@@ -134,6 +134,8 @@ inline constexpr double alternating_std_error = 0.01;
 // of alternating calls left 16 of 18 evaluations of a Model against itself within 1.00 +- 0.05,
 // the two others at 0.945 and 1.059 with the widest spreads of ratios (bench/RESULTS.md): a
 // noisier host is given more calls, a quiet one is not kept waiting.
+// A reference's answer that found the GPU busy throws gpu_busy_seen (gpu_busy.hpp), as `check`
+// does for the candidate's: the rounds stop there.
 paired_result time_paired(session& candidate, const reference_data& ref, const run_state& run, bool held,
                           const std::function<bool(answer&)>& check, std::uint64_t sketch_seed = 0,
                           bool alternate = false);

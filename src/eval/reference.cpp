@@ -2,7 +2,8 @@
 // inputs and on the timing sets, times it eager and compiled, and counts its FLOPs. The outputs stay
 // in the parent; the candidate's worker never sees them (docs/eval.md, "Processes"). Its steps, in
 // order: load the Model, the trials (the memory plan made at the first), the timing sets, the
-// device's ceilings, the baselines' timings with the speed-of-light floor.
+// device's ceilings, the baselines' timings with the speed-of-light floor. A baseline is timed on an
+// idle GPU or not at all (gpu_busy.hpp).
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -10,9 +11,12 @@
 #include <fmt/format.h>
 
 #include "headroom/eval/check.hpp"
+#include "headroom/worker/gpu_idle.hpp"
 #include "headroom/worker/timing_stats.hpp"
+#include "headroom/util/error.hpp"
 #include "headroom/util/json.hpp"
 #include "audit_tally.hpp"
+#include "gpu_busy.hpp"
 #include "memory_plan.hpp"
 #include "reference.hpp"
 #include "tensor_wire.hpp"
@@ -255,6 +259,15 @@ void measure_ceilings(session& s, const run_state& run, const std::string& devic
     device_ceilings = ceilings{c.doc["bandwidth"].get_double().value(), c.doc["matmul"].get_double().value()};
 }
 
+// A baseline's timing that found the GPU busy: no candidate of this evaluation runs yet, so something
+// else keeps the GPU busy. Nothing is timed: the run ends with the error, which names the processes
+// that hold the GPU (gpu_busy.hpp), and a later run prepares the problem again.
+void refuse_if_busy(session& s, const answer& a, const run_state& run, const char* baseline) {
+  std::optional<busy_report> seen = busy_report_of(a, fmt::format("timing the reference's {} baseline", baseline));
+  if (!seen) return;
+  throw input_error(busy_gpu_error(*seen, probe_gpu(s, worker::busy_settle_ms, run.options.run_timeout), false));
+}
+
 // The baselines, timed on the sets the worker keeps: eager (and from it what the harness costs
 // around a call), its FLOPs for the informative roofline and the speed-of-light floor
 // (reference_floor.hpp), then compiled; a floor either baseline ran below is dropped. Held timings
@@ -269,9 +282,11 @@ bool time_baselines(session& s, const problem_spec& problem, const run_state& ru
                            std::chrono::seconds timeout) {
     if (!held.held) return;
     answer d = s.ask(dispatch_request, {}, timeout);
+    refuse_if_busy(s, d, run, "dispatch-included");
     if (d.failure == worker_failure::none && d.ok) into = parse_timing(d.doc["timing"]);
   };
   answer eager = s.ask(request, {}, o.run_timeout * 10);
+  refuse_if_busy(s, eager, run, "eager");
   if (eager.failure != worker_failure::none || !eager.ok) {
     ref.error = "timing the reference failed: " + describe(eager);
     return false;
@@ -297,6 +312,7 @@ bool time_baselines(session& s, const problem_spec& problem, const run_state& ru
     answer c = s.ask(R"("op":"compile_baseline")", {}, o.run_timeout);
     if (c.failure == worker_failure::none && c.ok && c.doc["available"].get_bool().value()) {
       answer compiled = s.ask(kept_request, {}, o.compile_timeout);
+      refuse_if_busy(s, compiled, run, "compiled");
       if (compiled.failure == worker_failure::none && compiled.ok) {
         ref.compiled = parse_timing(compiled.doc["timing"]);
         time_dispatch(*ref.compiled, ref.compiled_dispatch, o.compile_timeout);

@@ -28,7 +28,8 @@ request_loop::request_loop(int in_fd, int out_fd, int announce_fd, sandbox::shar
                setup_.record(), kept_}),
       timing_({dev_, channel_, errors_, python_, bridge_, outputs_, sets_, allocations_, memory_, problem_, kept_,
                announce_fd, trace_}),
-      ceilings_({dev_, channel_, python_, bridge_, outputs_, sets_, problem_}) {
+      ceilings_({dev_, channel_, python_, bridge_, outputs_, sets_, problem_}),
+      probe_({dev_, channel_}) {
   channel_.on_reply_over_pending([this] { send_reply(); });
 }
 
@@ -84,6 +85,7 @@ void request_loop::handle(std::string_view op, simdjson::dom::element req, std::
   if (op == "ceilings") return ceilings_.measure();
   if (op == "dependence") return ceilings_.dependence(req);
   if (op == "transfers") return ceilings_.transfers(req);
+  if (op == "probe") return probe_.probe(req);
   throw request_error(fmt::format("request {} is listed (requests.hpp) but not served here", op));
 }
 

@@ -17,6 +17,7 @@
 #include "worker/ceilings.hpp"
 #include "worker/dlpack_bridge.hpp"
 #include "worker/error_replies.hpp"
+#include "worker/idle_probe.hpp"
 #include "worker/kept_outputs.hpp"
 #include "worker/loaded_problem.hpp"
 #include "worker/parent_channel.hpp"
@@ -62,6 +63,7 @@ class request_loop {
   trial_calls trials_;
   timing_loop timing_;
   ceilings ceilings_;
+  idle_probe probe_;
 };
 
 }  // namespace headroom::worker

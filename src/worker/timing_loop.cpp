@@ -14,6 +14,7 @@
 #include "worker/allocation_watch.hpp"
 #include "worker/call_outputs.hpp"
 #include "worker/error_replies.hpp"
+#include "worker/idle_probe.hpp"
 #include "worker/kept_outputs.hpp"
 #include "worker/loaded_problem.hpp"
 #include "worker/parent_channel.hpp"
@@ -92,8 +93,8 @@ constexpr int settled_calls = 2, max_settling = 20;
 }  // namespace
 
 // One time request's calls: the measurement's lifecycle (nvbench's measure_cold): the empty call,
-// then calls on fresh inputs, the first `warmup` of them not kept, each kept one checked; then the
-// summary.
+// then calls on fresh inputs, each after the GPU was found idle, the first `warmup` of them not
+// kept, each kept one checked; then the summary.
 struct timing_loop::timed_run {
   // What became of one call.
   enum class step { next, done, answered };
@@ -108,6 +109,9 @@ struct timing_loop::timed_run {
 
   void run();
   step call(int i);
+  // Whether the GPU is idle before call i (gpu_idle.hpp), waited for a while when it is not; false
+  // when it stayed busy, and the request is answered gpu_busy.
+  bool idle_before_call(int i);
   // Where the call's outputs lie (output_memory.hpp): empty, or the answer's fields saying why they
   // fail (a timed call must return memory it allocated, or kept memory the worker filled before it
   // and the call rewrote).
@@ -133,6 +137,8 @@ struct timing_loop::timed_run {
   int hold_timeouts = 0;
   empty_call empty{};
   std::mt19937_64 rng{std::random_device{}()};
+  idle_watch idle;
+  double probe_ms = 0;  // the probe before the call being timed (0 on the CPU)
   sample_set samples;
   unsigned clock_limit = 0, clock_min = ~0u, clock_max = 0;
   int dropped = 0;
@@ -194,6 +200,7 @@ timing_loop::timed_run::step timing_loop::timed_run::call(int i) {
   if (p.problem.check_memory)
     for (const memory_span& f : p.kept.filled())
       if (!f.on_device) p.dev->evict(f.begin, f.bytes);
+  if (!idle_before_call(i)) return step::answered;
   p.allocations.begin_log();
   const long faults_before = page_faults();
   // The call's start and end, announced on a socket that stamps each datagram when it is sent
@@ -230,6 +237,23 @@ timing_loop::timed_run::step timing_loop::timed_run::call(int i) {
     return step::next;
   }
   return keep(i, plan, result, t, faults);
+}
+
+bool timing_loop::timed_run::idle_before_call(int i) {
+  if (!p.dev->is_cuda()) return true;
+  const idle_check c = wait_for_idle(*p.dev, idle);  // the flush and the fresh inputs done first
+  probe_ms = c.probe_ms;
+  if (c.quiet) return true;
+  // Nothing of this request is kept: timed now, the call would be slowed by work that is not its
+  // own, and so would the next ones (docs/eval.md, "Sandbox").
+  release();
+  p.channel.reply(fmt::format(
+      R"("ok":false,"error":"gpu_busy","kind":"","message":{},"call":{},"probe_ms":{},"first_probe_ms":{},"threshold_ms":{},"waited_ms":{},"quiet_ms":{})",
+      json_string(fmt::format("the GPU stayed busy before timed call {}: an empty kernel's round trip took {:.3g} ms "
+                              "(busy above {:.3g} ms) after {:.0f} ms of waiting for it to turn idle",
+                              i, c.probe_ms, c.threshold_ms, c.waited_ms)),
+      i, c.probe_ms, c.first_ms, c.threshold_ms, c.waited_ms, idle.quiet_ms().value_or(0)));
+  return false;
 }
 
 std::string timing_loop::timed_run::misplaced(const py_ref& result, const built_inputs& in,
@@ -294,8 +318,9 @@ timing_loop::timed_run::step timing_loop::timed_run::keep(int i, const call_plan
     // Each kept call with its times and the sketch of its outputs: the parent bounds the times
     // by its own clock and checks sketches of calls it picks afterwards against the reference.
     std::string sketch = settings.sketch_seed ? p.outputs.sketch_outputs(result, settings.sketch_seed) : "[]";
-    calls += fmt::format(R"({}{{"call":{},"event_ms":{},"host_ms":{},"wall_ms":{},"tail_ms":{},"sketch":{}}})",
-                         calls.empty() ? "" : ",", i, t.event_ms, t.host_ms, t.wall_ms, t.tail_ms, sketch);
+    calls +=
+        fmt::format(R"({}{{"call":{},"event_ms":{},"host_ms":{},"wall_ms":{},"tail_ms":{},"probe_ms":{},"sketch":{}}})",
+                    calls.empty() ? "" : ",", i, t.event_ms, t.host_ms, t.wall_ms, t.tail_ms, probe_ms, sketch);
   }
   // Any other kept call may be checked through its sketch.
   if (settings.check_outputs && !warm && !throttled && check_this_call() && !copy_outputs(i, plan.set, result)) {
@@ -337,15 +362,18 @@ void timing_loop::timed_run::answer() {
   record::timing_summary s = samples.summarize(empty);
   if (p.trace)
     std::fprintf(stderr,
-                 "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms\n",
-                 warm_calls, s.samples, faulted_samples, s.median_ms);
+                 "headroom-worker: time: %d warm-up call(s), %d sample(s), %d with page faults, median %.4g ms; "
+                 "idle probes: least %.4g ms, longest quiet %.4g ms, %.0f ms waited for a busy GPU\n",
+                 warm_calls, s.samples, faulted_samples, s.median_ms, idle.quiet_ms().value_or(0),
+                 idle.worst_quiet_ms(), idle.waited_ms());
   p.channel.reply(
       fmt::format(
-          R"("ok":true,"timing":{{{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{}}},"kept_calls":{},"calls":[{}],"checked":[{}],"tampered":{})",
+          R"("ok":true,"timing":{{{},"host_median_ms":{},"tail_median_ms":{},"held":{},"host_bound":{},"device_median_ms":{},"device_cost_ms":{},"hold_mechanism":{},"hold_timeouts":{},"empty_wall_ms":{},"empty_tail_ms":{},"sm_clock_min_mhz":{},"sm_clock_max_mhz":{},"throttled_samples":{},"pinned":{},"warmup_calls":{},"faulted_samples":{},"idle_quiet_ms":{},"idle_longest_quiet_ms":{},"idle_waited_ms":{}}},"kept_calls":{},"calls":[{}],"checked":[{}],"tampered":{})",
           record::kept_statistics_json(s), s.host_median_ms, s.tail_median_ms, hold, s.host_bound, s.device_median_ms,
           s.device_cost_ms, json_string(hold ? p.dev->hold_mechanism() : std::string()), hold_timeouts, empty.wall_ms,
           empty.tail_ms, clock_max ? clock_min : 0, clock_max, dropped, pin && pin->pinned(), warm_calls,
-          faulted_samples, kept_calls, calls, checked, p.python.tampered_json()),
+          faulted_samples, idle.quiet_ms().value_or(0), idle.worst_quiet_ms(), idle.waited_ms(), kept_calls, calls,
+          checked, p.python.tampered_json()),
       p.memory.outputs());
 }
 

@@ -1,9 +1,10 @@
 # The worker's host-side parts that run without Python or a GPU: the timing statistics (with the
-# eval's speed-of-light floor), the pin of the timing thread, the CPU path's output sketch and its
+# eval's speed-of-light floor), the busy rule of the GPU's idle probes, the pin of the timing thread, the CPU path's output sketch and its
 # transfer times (the CPU's speed-of-light floor), where a call's outputs may lie and the pattern
 # over outputs a candidate keeps.
 headroom_cpu_test(worker_timing_test
   ${CMAKE_CURRENT_LIST_DIR}/worker/timing_stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/worker/gpu_idle_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/worker/thread_pin_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/worker/host_sketch_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/worker/output_memory_test.cpp

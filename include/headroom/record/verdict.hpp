@@ -26,8 +26,9 @@ std::optional<verdict> parse_verdict(std::string_view name);
 // wrong_dtype, wrong_output_count, not_a_tensor, foreign_output (memory the candidate owns that no
 // allocator of the harness handed out, or that it cannot check), output_aliases_input (an output in an
 // input's memory), stale_output (memory an earlier call returned, left unwritten by this one),
-// timed_output_mismatch, tampering, background_thread. Errors: out_of_memory, illegal_address,
-// signal, exit.
+// timed_output_mismatch, tampering, background_thread, gpu_left_busy (work the candidate's processes
+// left on the GPU kept it busy while another measurement needed it). Errors: out_of_memory,
+// illegal_address, signal, exit.
 // Flags (the verdict stays `correct`): other_stream_work, below_speed_of_light, torch_fallback,
 // timing_modes_differ, excessive_speedup, degenerate_problem (also listed after a failure's reasons:
 // every evaluation of a degenerate problem carries it); informative (the speedup stays verified): timing_unconfirmed,

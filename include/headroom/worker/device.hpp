@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "headroom/util/dtype.hpp"
 #include "headroom/worker/fresh_inputs.hpp"
@@ -82,6 +83,16 @@ class device {
   static constexpr double hold_timeout_ms = 500;
   // How launches are held: "stream wait", "host function" (the fallback), "" before the first hold.
   virtual std::string hold_mechanism() const = 0;
+
+  // One empty round trip through the device, for the idle probe before a measurement
+  // (gpu_idle.hpp): the host's milliseconds to launch an empty kernel on the timed stream and wait
+  // for it, the device synchronised before. Another process's work on a GPU makes it wait for a
+  // time slice. 0 on the CPU, where no other process's work is left running: a frozen sandbox
+  // stops using the CPU.
+  virtual double round_trip_ms() { return 0; }
+  // The processes that hold a compute context on the device, as the driver lists them (NVML): who
+  // keeps a GPU busy. Empty where unknown.
+  virtual std::vector<std::uint64_t> context_pids() { return {}; }
 
   // Measured copy bandwidth (bytes read + written per second); 0 on the CPU.
   virtual double copy_bandwidth() = 0;

@@ -21,7 +21,7 @@ struct request_kind {
   device_use use;
 };
 
-inline constexpr std::array<request_kind, 14> requests{{
+inline constexpr std::array<request_kind, 15> requests{{
     {"hello", device_use::shared},  // starts the runtime, checks the nonce
     {"load", device_use::shared},  // imports a module and constructs its Model
     {"inputs", device_use::shared},  // draws a trial's inputs
@@ -35,6 +35,7 @@ inline constexpr std::array<request_kind, 14> requests{{
     {"time", device_use::exclusive},  // timed calls
     {"ceilings", device_use::exclusive},  // the device's peak rates
     {"transfers", device_use::exclusive},  // copy times of a problem's bytes
+    {"probe", device_use::exclusive},  // whether the GPU is idle now (gpu_idle.hpp)
     {"bye", device_use::none},  // ends the request loop
 }};
 
