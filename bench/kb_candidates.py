@@ -291,21 +291,26 @@ class ModelNew(Model):
 '''
 
 
-def contiguous(problem):
+def tensor_arguments(problem, method, description):
+    """A ModelNew that calls the parent's forward on each tensor argument's `.method()`."""
     return f'''
 import torch
 
 
-def _kb_contiguous(value):
-    return value.contiguous() if isinstance(value, torch.Tensor) else value
+def _kb_{method}(value):
+    return value.{method}() if isinstance(value, torch.Tensor) else value
 
 
 class ModelNew(Model):
-    """The problem's own forward on its tensor arguments made contiguous (others unchanged)."""
+    """The problem's own forward on its tensor arguments {description} (others unchanged)."""
 
     def forward(self, {", ".join(problem.args)}):
-        return super().forward({each_argument(problem, "_kb_contiguous({})")})
+        return super().forward({each_argument(problem, "_kb_" + method + "({})")})
 '''
+
+
+def contiguous(problem):
+    return tensor_arguments(problem, "contiguous", "made contiguous")
 
 
 def clone_out(problem):
@@ -329,20 +334,7 @@ class ModelNew(Model):
 
 
 def detached(problem):
-    return f'''
-import torch
-
-
-def _kb_detached(value):
-    return value.detach() if isinstance(value, torch.Tensor) else value
-
-
-class ModelNew(Model):
-    """The problem's own forward on its tensor arguments detached from autograd (others unchanged)."""
-
-    def forward(self, {", ".join(problem.args)}):
-        return super().forward({each_argument(problem, "_kb_detached({})")})
-'''
+    return tensor_arguments(problem, "detach", "detached from autograd")
 
 
 def extension_name(problem):
