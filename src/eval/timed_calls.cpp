@@ -185,12 +185,18 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
                                    : wire::decode(c["outputs"].get_array().value(), a.payload, at));
     }
   }
-  // The calls to run again: those sent whole, and some chosen now, after the answer arrived.
+  // The calls to run again: those sent whole, and some chosen now, after the answer arrived, among
+  // the calls not sent whole. A call sent whole is compared whole; picked again at random it would
+  // only be run a second time, and the pick would cover one call fewer of those only sketched.
   std::vector<std::size_t> chosen;
-  for (const auto& [call, outputs] : whole) chosen.push_back(call);
+  std::set<std::size_t> whole_calls;
+  for (const auto& [call, outputs] : whole) {
+    chosen.push_back(call);
+    whole_calls.insert(call);
+  }
   std::vector<std::size_t> sketched;
   for (std::size_t i = 0; i < calls.size(); ++i)
-    if (!calls[i].outputs.empty()) sketched.push_back(i);
+    if (!calls[i].outputs.empty() && !whole_calls.contains(calls[i].call)) sketched.push_back(i);
   std::mt19937_64 rng(std::random_device{}());
   std::shuffle(sketched.begin(), sketched.end(), rng);
   std::vector<const timed_call*> by_sketch;
