@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -185,23 +186,27 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
                                    : wire::decode(c["outputs"].get_array().value(), a.payload, at));
     }
   }
-  // The calls to run again: those sent whole, and some chosen now, after the answer arrived, among
-  // the calls not sent whole. A call sent whole is compared whole; picked again at random it would
-  // only be run a second time, and the pick would cover one call fewer of those only sketched.
+  // The calls to run again, each once: those sent whole, and some chosen now, after the answer
+  // arrived, among the others (a pick that fell on a call sent whole would only run it twice and
+  // check one sketched call fewer). The sketch of every call run again is compared, a whole one's
+  // too: its sketch is taken before its copy, so a result finished in between is still caught.
   std::vector<std::size_t> chosen;
-  std::set<std::size_t> whole_calls;
+  std::map<std::size_t, std::size_t> whole_at;  // a call sent whole: its place in `chosen`
   for (const auto& [call, outputs] : whole) {
+    whole_at.emplace(call, chosen.size());
     chosen.push_back(call);
-    whole_calls.insert(call);
   }
+  std::vector<std::pair<const timed_call*, std::size_t>> by_sketch;  // a call, its place in `chosen`
   std::vector<std::size_t> sketched;
-  for (std::size_t i = 0; i < calls.size(); ++i)
-    if (!calls[i].outputs.empty() && !whole_calls.contains(calls[i].call)) sketched.push_back(i);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].outputs.empty()) continue;
+    if (auto w = whole_at.find(calls[i].call); w != whole_at.end()) by_sketch.emplace_back(&calls[i], w->second);
+    else sketched.push_back(i);
+  }
   std::mt19937_64 rng(std::random_device{}());
   std::shuffle(sketched.begin(), sketched.end(), rng);
-  std::vector<const timed_call*> by_sketch;
-  for (std::size_t i = 0; i < sketched.size() && by_sketch.size() < random_calls; ++i) {
-    by_sketch.push_back(&calls[sketched[i]]);
+  for (std::size_t i = 0; i < std::min(sketched.size(), random_calls); ++i) {
+    by_sketch.emplace_back(&calls[sketched[i]], chosen.size());
     chosen.push_back(calls[sketched[i]].call);
   }
   if (chosen.empty()) return;
@@ -239,9 +244,9 @@ void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& ca
     }
     ++k;
   }
-  for (std::size_t n = 0; n < by_sketch.size(); ++n) {
-    const timed_call& c = *by_sketch[n];
-    const std::vector<sketch>& expected = reference_sketches.at(whole.size() + n);
+  for (const auto& [call, at_replay] : by_sketch) {
+    const timed_call& c = *call;
+    const std::vector<sketch>& expected = reference_sketches.at(at_replay);
     if (c.outputs.size() != expected.size()) {
       j.fail(verdict::incorrect, "timed_output_mismatch",
              fmt::format("timed call {}: {} outputs sketched, the reference has {}", c.call, c.outputs.size(),

@@ -75,7 +75,7 @@ bool sketches_agree(const sketch& candidate, const sketch& reference, dtype type
 
 // Runs the calls whose outputs came back whole (the answer's "checked", with its payload) and
 // `random_calls` chosen at random among the rest of `calls`, each once, again on the reference's
-// worker, and fails `j`
+// worker, compares every one's sketch (and the whole ones' outputs), and fails `j`
 // (timed_output_mismatch) where they disagree. Nothing to check against (no reference worker): no check.
 void check_timed_outputs(judged& j, answer& a, const std::vector<timed_call>& calls, const timing_log& log,
                          const reference_data& ref, std::uint64_t sketch_seed, std::size_t random_calls,
