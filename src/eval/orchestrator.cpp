@@ -1,7 +1,8 @@
 // A run (docs/eval.md, "Processes"): what the store does not have yet is compiled in parallel on the
-// CPU (compile_phase.cpp), then each visible device's lanes take batches of one problem's jobs
-// (problem_lanes.cpp) from a job source (job_source.hpp): this process's list, or, with a shared
-// store (docs/scale.md), the store's work queue, where compiling waits until a batch is claimed.
+// CPU (compile_phase.cpp), beside the evaluations or before them, and each visible device's lanes
+// take batches of one problem's jobs (problem_lanes.cpp) from a job source (job_source.hpp): this
+// process's list, or, with a shared store (docs/scale.md), the store's work queue, where compiling
+// waits until a batch is claimed.
 // Results are stored as they finish. The run state (run_state.hpp) is built first, once.
 #include "headroom/eval/orchestrator.hpp"
 
@@ -39,6 +40,14 @@ std::string probe_device(run_state& run) {
     run.worker_env["TORCH_CUDA_ARCH_LIST"] = probe.capability();
   probe.stop();
   return gpu_model;
+}
+
+// The problems of `todo` one of whose candidates has an extension to build.
+std::set<std::string> problems_with_builds(const std::vector<const eval_job*>& todo, const compile_phase& compiled) {
+  std::set<std::string> out;
+  for (const eval_job* j : todo)
+    if (compiled.needs_build(j->candidate)) out.insert(j->problem.hash);
+  return out;
 }
 
 // A shared queue's run, once every job is done (by this process or another): the store's
@@ -107,14 +116,21 @@ std::vector<evaluation> run_evaluations(const std::vector<eval_job>& given_jobs,
     put_texts(store, todo);
     t.commit();
   }
+  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU: beside the
+  // evaluations where no measurement can feel it (compile_phase.hpp), else before them; from a
+  // shared queue, those of each batch as it is claimed.
+  compile_phase compiled(run);
+  // Beside the evaluations, the problems with a build to wait for come after the others (in the
+  // order given), so that their builds run while the others are judged.
+  if (!shared && compiled.beside()) {
+    const std::set<std::string> building = problems_with_builds(todo, compiled);
+    std::stable_partition(todo.begin(), todo.end(),
+                          [&](const eval_job* j) { return !building.contains(j->problem.hash); });
+  }
   std::unique_ptr<job_source> source;
   if (shared) source = std::make_unique<shared_jobs>(todo, store, platform, o.lease_s);
   else source = std::make_unique<local_jobs>(todo, store);
-
-  // Compile phase: every distinct candidate imported once, `jobs` at a time, on the CPU: all of
-  // them before the evaluations, or, from a shared queue, those of each batch as it is claimed.
-  compile_phase compiled(run);
-  if (!shared) compiled.build(todo);
+  if (!shared) compiled.submit(todo);
 
   // Evaluation: batches of one problem's jobs are shared out among the devices' lanes (--lanes per
   // device, one by default).

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <future>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -83,7 +84,8 @@ void problem_lanes::lane(const std::string& device) {
   lane_state l(device);
   try {
     for (;;) {
-      job_batch batch = l.claimed && !l.claimed->empty() ? std::move(*l.claimed) : source.next(l.ref_problem, true);
+      job_batch batch =
+          l.claimed && !l.claimed->empty() ? std::move(*l.claimed) : claimed_batch(source.next(l.ref_problem, true));
       l.claimed.reset();
       if (batch.empty()) break;
       if (l.ref && l.ref_problem != batch.problem().hash) {
@@ -92,7 +94,7 @@ void problem_lanes::lane(const std::string& device) {
         release_problem_memory(l.ref);
         l.audit.reset();
       }
-      if (compile_as_claimed) compiled.build(batch.jobs);
+      if (compile_as_claimed) compiled.submit(batch.jobs);
       // The audit reads only the reference data. On a GPU it runs beside the first candidate's
       // evaluation (9-10 s of host work on a 6 GiB KernelBench problem); on the CPU, where the host
       // is the device being timed, before it. Either way it is taken (and its line appended) before
@@ -121,13 +123,17 @@ evaluation problem_lanes::evaluate_job(lane_state& l, const job_batch& batch, st
                                        std::future<audit_result>& audit) {
   const auto& group = batch.jobs;
   const eval_job* j = group[k];
+  if (!compiled.ready(j->candidate.hash)) {
+    util::phase_trace trace("wait for the build");
+    compiled.wait(j->candidate.hash);
+  }
   if (auto cf = compiled.failure(j->candidate.hash)) return compile_failure_evaluation(*j, *cf, l.device);
   if (!l.ref) prepare(l, batch, k, audit);
   util::phase_trace trace("evaluate_candidate");
   std::unique_ptr<session> started = l.pending ? l.pending->take() : nullptr;
   l.pending.reset();
   if (k + 1 == group.size()) {  // the batch's last job: claim the next batch, and start its reference
-    l.claimed = source.next(batch.problem().hash, false);
+    l.claimed = claimed_batch(source.next(batch.problem().hash, false));
     if (!l.claimed->empty() && l.claimed->problem().hash != batch.problem().hash && needs_reference(*l.claimed))
       l.next_reference = std::make_unique<session_start>(run_, l.device, reference_label(l.claimed->problem()));
   }
@@ -158,6 +164,22 @@ void problem_lanes::prepare(lane_state& l, const job_batch& batch, std::size_t k
   if (!audit_beside) take_audit(l, audit);
 }
 
+job_batch problem_lanes::claimed_batch(job_batch b) {
+  if (b.empty() || !compiled.beside()) return b;
+  if (compile_as_claimed) compiled.submit(b.jobs);
+  std::vector<bool> ready;
+  for (const eval_job* j : b.jobs) ready.push_back(compiled.ready(j->candidate.hash));
+  std::vector<std::size_t> order(b.jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return ready[i]; });
+  job_batch out;
+  for (std::size_t i : order) {
+    out.jobs.push_back(b.jobs[i]);
+    if (i < b.claims.size()) out.claims.push_back(b.claims[i]);
+  }
+  return out;
+}
+
 std::unique_ptr<session_start> problem_lanes::start_worker(const lane_state& l, const job_batch& batch,
                                                            std::size_t k) const {
   const auto& group = batch.jobs;
@@ -165,7 +187,9 @@ std::unique_ptr<session_start> problem_lanes::start_worker(const lane_state& l, 
                       : l.claimed && !l.claimed->empty() && l.claimed->problem().hash == batch.problem().hash
                           ? l.claimed->jobs.front()
                           : nullptr;
-  if (!j || compiled.failure(j->candidate.hash)) return nullptr;
+  // A worker started before its candidate's build is over would not see the build (the sandbox's
+  // folders are fixed at its start): it starts when its turn comes.
+  if (!j || !compiled.ready(j->candidate.hash) || compiled.failure(j->candidate.hash)) return nullptr;
   return std::make_unique<session_start>(run_, l.device, candidate_label(j->candidate, j->problem), true,
                                          candidate_isolation(run_, l.device, j->candidate));
 }

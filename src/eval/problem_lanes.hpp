@@ -50,6 +50,10 @@ class problem_lanes {
   void store_result(const job_batch& batch, std::size_t k, const evaluation& e);
   // A batch whose every candidate failed to compile needs no reference worker.
   bool needs_reference(const job_batch& b) const;
+  // A batch as a lane claims it: with builds beside the evaluations, its builds queued (from a
+  // shared queue) and its jobs whose build is over first, so that the others' builds go on while
+  // they are judged.
+  job_batch claimed_batch(job_batch b);
 
   job_source& source;
   compile_phase& compiled;

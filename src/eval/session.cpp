@@ -87,7 +87,7 @@ answer session::ask(const std::string& fields, std::span<const std::span<const s
   // Other evaluations on this device (--lanes) wait while this one measures, and it waits for their
   // requests in flight; so do those on the host's other devices (host_gate). The request's timeout
   // starts once the gates are passed. Always the host's gate first, then the device's.
-  gate_pass gates = pass_gates(fields, device_);
+  gate_pass gates = gated_ ? pass_gates(fields, device_) : gate_pass{};
   // Nothing of another candidate runs while this request measures: every other sandbox is stopped.
   std::optional<sandbox::freeze_others> frozen;
   if (gate_use_of(fields) == gate_use::exclusive) frozen.emplace(std::vector<const worker_process*>{process_.get()});

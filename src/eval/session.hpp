@@ -76,6 +76,12 @@ class session {
   const std::string& op_record() const { return op_record_; }
   std::string log_tail() const { return process_->log_tail(); }
   void stop() { process_->stop(); }
+  // A build beside the evaluations (compile_phase.hpp): its requests pass no gate. A measurement
+  // freezes its sandbox instead (freeze_others), where through the gates the measurement would wait
+  // for the whole build. Only a sandboxed worker: no measurement freezes another.
+  void pass_no_gates() {
+    if (process_->isolated()) gated_ = false;
+  }
 
  private:
   // The request itself, once the gates are passed and other sandboxes frozen; `turns`: this side's
@@ -92,6 +98,7 @@ class session {
   timing_log timing_;
   environment env_;
   std::string capability_;
+  bool gated_ = true;
 };
 
 // The buffers of tensors no longer needed go back to payload_pool() for the next payloads.

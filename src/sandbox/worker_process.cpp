@@ -149,16 +149,52 @@ bool worker_process::signal_sandbox(char command) {
   return ::read(acknowledge_, &ack, 1) == 1 && ack == command + ('a' - 'A');
 }
 
+namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
 bool worker_process::freeze() {
   if (frozen_) return true;
+  // Counted from before the request: a sandbox that stopped but answered late was frozen meanwhile.
+  const std::int64_t since = steady_ns();
   frozen_ = signal_sandbox('F');
+  if (frozen_) frozen_since_ns_ = since;
   return frozen_;
 }
 
 bool worker_process::thaw() {
   if (!frozen_) return true;
   frozen_ = !signal_sandbox('T');
+  if (!frozen_) {
+    if (const std::int64_t since = frozen_since_ns_.exchange(0); since > 0) frozen_total_ns_ += steady_ns() - since;
+  }
   return !frozen_;
+}
+
+std::chrono::nanoseconds worker_process::frozen_time() const {
+  const std::int64_t since = frozen_since_ns_;
+  return std::chrono::nanoseconds(frozen_total_ns_ + (since > 0 ? steady_ns() - since : 0));
+}
+
+bool worker_process::wait_readable(std::chrono::steady_clock::time_point start,
+                                   std::chrono::nanoseconds frozen_at_start,
+                                   std::chrono::duration<double> timeout) const {
+  for (;;) {
+    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout) +
+                          (frozen_time() - frozen_at_start);
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return false;
+    // At most a second at a time: a freeze that begins meanwhile moves the deadline.
+    pollfd p{from_worker_, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r > 0 || (r < 0 && errno != EINTR)) return true;  // readable, closed or failed: the read says which
+  }
 }
 
 std::uint64_t worker_process::dropped_output() const { return dropped_from_log(log_tail(1 << 17)); }
@@ -194,11 +230,17 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
     out.detail = "the worker had already ended";
     return out;
   }
-  auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  const auto start = std::chrono::steady_clock::now();
+  const auto frozen_at_start = frozen_time();
+  // The deadline of a message under way: the time not frozen left when it began to arrive.
+  auto read_next = [&]() -> read_result {
+    if (!wait_readable(start, frozen_at_start, timeout)) return {read_status::timeout, {}, {}};
+    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout) +
+                          (frozen_time() - frozen_at_start);
+    return read_message(from_worker_, deadline, take, 0, up_region_);
+  };
   bool sent = write_message(to_worker_, header, parts, down_region_, 0);
-  read_result r =
-      sent ? read_message(from_worker_, deadline, take, 0, up_region_) : read_result{read_status::closed, {}, {}};
+  read_result r = sent ? read_next() : read_result{read_status::closed, {}, {}};
   simdjson::dom::parser parser;
   while (r.status == read_status::ok) {
     simdjson::padded_string padded(r.msg.header);
@@ -222,7 +264,7 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
       r = read_result{read_status::closed, {}, {}};
       break;
     }
-    r = read_message(from_worker_, deadline, take, 0, up_region_);
+    r = read_next();
   }
   if (r.status == read_status::timeout) {
     out.failure = worker_failure::timeout;
@@ -257,8 +299,12 @@ void worker_process::stop() {
   message m{R"({"op":"bye"})", {}};
   if (write_message(to_worker_, m))
     read_message(from_worker_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
-  // A sandbox may still copy a build out after its worker has exited (policy::copy_out_inside).
-  for (int i = 0, waits = control_ >= 0 ? 500 : 100; i < waits; ++i) {
+  // A sandbox may still copy a build out after its worker has exited (policy::copy_out_inside), for
+  // up to 10 s of time not frozen (a measurement elsewhere may freeze it meanwhile).
+  const auto grace = std::chrono::milliseconds(control_ >= 0 ? 10000 : 2000);
+  const auto start = std::chrono::steady_clock::now();
+  const auto frozen_at_start = frozen_time();
+  while (std::chrono::steady_clock::now() - start - (frozen_time() - frozen_at_start) < grace) {
     if (!reap_status(false).empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -5,7 +5,9 @@
 // handle can freeze and thaw as a whole (docs/eval.md, "Sandbox").
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -51,8 +53,9 @@ class worker_process {
 
   // Sends a request (a JSON object without the nonce; the worker's answers must carry `nonce`)
   // and its payload, gathered from `parts`, and waits for the answer until `timeout`. On timeout
-  // the process group is killed. The answer's payload is read into a buffer from `take` (see
-  // read_message), when given.
+  // the process group is killed. Time the worker spends frozen (freeze) does not count: a build
+  // frozen through other evaluations' measurements has its whole timeout of running time. The
+  // answer's payload is read into a buffer from `take` (see read_message), when given.
   //
   // While it works on a request, the worker may ask the parent something (a message with an "ask"
   // field, the nonce on it too): `on_ask` gets the parsed question and returns the fields of the
@@ -74,6 +77,8 @@ class worker_process {
   // answer within a second.
   bool freeze();
   bool thaw();
+  // How long the sandbox has been frozen in all, the freeze in progress included.
+  std::chrono::nanoseconds frozen_time() const;
   // The worker's announcements sent since the last call, oldest first, each with its send time
   // (announcements.hpp).
   std::vector<announcement> announcements() const { return read_announcements(announcements_); }
@@ -94,7 +99,15 @@ class worker_process {
   int control_ = -1, acknowledge_ = -1;  // to and from the sandbox's init (isolated workers)
   int announcements_ = -1;  // the parent's end of the announcement socket
   bool frozen_ = false;
+  // Frozen time, read by the thread that asks the worker while another freezes and thaws it:
+  // steady-clock nanoseconds, the current freeze's start (0: not frozen) and the ended freezes' sum.
+  std::atomic<std::int64_t> frozen_since_ns_{0};
+  std::atomic<std::int64_t> frozen_total_ns_{0};
   bool signal_sandbox(char command);
+  // Waits until the worker has written to its channel, or until `timeout` of time not frozen has
+  // passed since `start` (`frozen_at_start`: frozen_time() then). False on the timeout.
+  bool wait_readable(std::chrono::steady_clock::time_point start, std::chrono::nanoseconds frozen_at_start,
+                     std::chrono::duration<double> timeout) const;
 };
 
 }  // namespace headroom::sandbox
