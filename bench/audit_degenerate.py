@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The degenerate problems in `headroom audit --json` output (docs/eval.md, "Degenerate problems"):
-`bench/audit_degenerate.py AUDIT.json` prints how many problems were audited and, for each one the
-audit calls degenerate, its name and why. Reads the audit's object ({"schema_version", "problems"})
-or one such object a line (`headroom eval --audit-to` appends one row a problem)."""
+`bench/audit_degenerate.py AUDIT.json...` prints how many problems were audited and, for each one
+the audit calls degenerate, its name and why. Reads the audit's object ({"schema_version",
+"problems"}) or one such object a line (`headroom eval --audit-to` appends one row a problem), from
+one file or several (`scripts/gpu kb-audit` writes one a chunk of problems)."""
 import json
 import sys
 
@@ -22,10 +23,12 @@ def rows_of(text):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: bench/audit_degenerate.py AUDIT.json")
-    with open(sys.argv[1]) as f:
-        rows = rows_of(f.read())
+    if len(sys.argv) < 2:
+        sys.exit("usage: bench/audit_degenerate.py AUDIT.json...")
+    rows = []
+    for path in sys.argv[1:]:
+        with open(path) as f:
+            rows.extend(rows_of(f.read()))
     degenerate = [(r.get("problem"), r["degenerate"]) for r in rows if r.get("degenerate")]
     errors = [r.get("problem") for r in rows if r.get("error")]
     print(f"{len(rows)} problem(s) audited, {len(degenerate)} degenerate, {len(errors)} with a reference error")
