@@ -17,7 +17,10 @@ namespace headroom::eval {
 // 2: degenerate problems flagged, outputs the candidate keeps judged on their values, the
 // speed-of-light floor from the bytes a kernel must move (on the CPU too), torch_fallback on the
 // reference's operand sizes.
-inline constexpr int checker_version = 2;
+// 3: the GPU proved idle before the reference or a baseline is timed, and a candidate whose frozen
+// processes left work running there fails (gpu_left_busy); the timed calls picked to check a timing
+// answer come from those not sent back whole, and every call run again has its sketch compared.
+inline constexpr int checker_version = 3;
 
 struct thresholds {
   double normwise;  // ||c - r||_2 / ||r||_2 must not exceed this
