@@ -42,12 +42,16 @@ compile_phase::~compile_phase() {
 }
 
 void compile_phase::submit(const std::vector<const eval_job*>& jobs) {
+  // A candidate built by an earlier run is ready at once: its jobs go first, and a worker can be
+  // started ahead for it. (The stamp is read outside the lock.)
+  std::vector<const eval_job*> to_build;
+  for (const eval_job* j : jobs)
+    if (needs_build(j->candidate)) to_build.push_back(j);
   std::vector<std::string> mine;
   {
     std::lock_guard lock(mutex_);
-    for (const eval_job* j : jobs) {
+    for (const eval_job* j : to_build) {
       if (!seen_.insert(j->candidate.hash).second) continue;
-      if (!has_extension(j->candidate)) continue;  // nothing to build
       unfinished_.insert(j->candidate.hash);
       queue_.push_back(&j->candidate);
       mine.push_back(j->candidate.hash);

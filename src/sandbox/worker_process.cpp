@@ -181,12 +181,18 @@ std::chrono::nanoseconds worker_process::frozen_time() const {
   return std::chrono::nanoseconds(frozen_total_ns_ + (since > 0 ? steady_ns() - since : 0));
 }
 
+std::chrono::steady_clock::time_point worker_process::unfrozen_deadline(std::chrono::steady_clock::time_point start,
+                                                                        std::chrono::nanoseconds frozen_at_start,
+                                                                        std::chrono::duration<double> span) const {
+  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(span) +
+         (frozen_time() - frozen_at_start);
+}
+
 bool worker_process::wait_readable(std::chrono::steady_clock::time_point start,
                                    std::chrono::nanoseconds frozen_at_start,
                                    std::chrono::duration<double> timeout) const {
   for (;;) {
-    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout) +
-                          (frozen_time() - frozen_at_start);
+    const auto deadline = unfrozen_deadline(start, frozen_at_start, timeout);
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return false;
@@ -235,9 +241,7 @@ worker_reply worker_process::request(const std::string& header, std::span<const 
   // The deadline of a message under way: the time not frozen left when it began to arrive.
   auto read_next = [&]() -> read_result {
     if (!wait_readable(start, frozen_at_start, timeout)) return {read_status::timeout, {}, {}};
-    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout) +
-                          (frozen_time() - frozen_at_start);
-    return read_message(from_worker_, deadline, take, 0, up_region_);
+    return read_message(from_worker_, unfrozen_deadline(start, frozen_at_start, timeout), take, 0, up_region_);
   };
   bool sent = write_message(to_worker_, header, parts, down_region_, 0);
   read_result r = sent ? read_next() : read_result{read_status::closed, {}, {}};
@@ -304,7 +308,7 @@ void worker_process::stop() {
   const auto grace = std::chrono::milliseconds(control_ >= 0 ? 10000 : 2000);
   const auto start = std::chrono::steady_clock::now();
   const auto frozen_at_start = frozen_time();
-  while (std::chrono::steady_clock::now() - start - (frozen_time() - frozen_at_start) < grace) {
+  while (std::chrono::steady_clock::now() < unfrozen_deadline(start, frozen_at_start, grace)) {
     if (!reap_status(false).empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

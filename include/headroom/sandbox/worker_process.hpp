@@ -104,6 +104,11 @@ class worker_process {
   std::atomic<std::int64_t> frozen_since_ns_{0};
   std::atomic<std::int64_t> frozen_total_ns_{0};
   bool signal_sandbox(char command);
+  // `span` of time not frozen after `start` (`frozen_at_start`: frozen_time() then) ends here, as
+  // far as is known now: a freeze still to come moves it.
+  std::chrono::steady_clock::time_point unfrozen_deadline(std::chrono::steady_clock::time_point start,
+                                                          std::chrono::nanoseconds frozen_at_start,
+                                                          std::chrono::duration<double> span) const;
   // Waits until the worker has written to its channel, or until `timeout` of time not frozen has
   // passed since `start` (`frozen_at_start`: frozen_time() then). False on the timeout.
   bool wait_readable(std::chrono::steady_clock::time_point start, std::chrono::nanoseconds frozen_at_start,
